@@ -1,0 +1,95 @@
+# gpufleet.cluster: two commands for a fresh machine.
+#   make demo   bring up the built-in lab and converge playbooks/site.yml on it (twice: the second run must change nothing)
+#   make test   lint, sanity, unit tests, molecule scenarios and a lab end-to-end run; cleans up after itself
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT        := $(CURDIR)
+VENV        := $(ROOT)/.venv
+PY          := $(VENV)/bin/python
+export PATH := $(VENV)/bin:$(PATH)
+export CONTAINERS_CONF := $(ROOT)/lab/containers.conf
+export ANSIBLE_CONFIG := $(ROOT)/ansible.cfg
+export ANSIBLE_FORCE_COLOR := false
+LAB         := python3 $(ROOT)/lab/lab.py
+E2E_NAME    := gpufleet-e2e
+E2E_INV     := $(ROOT)/.build/e2e-inventory
+SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
+MOLECULE_SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
+
+.PHONY: help demo test deps host-deps venv images lab-up lab-down lab-status converge \
+        lint sanity unit molecule e2e test-all test-clean changelog-lint
+
+help:
+	@sed -n '2,4p' Makefile
+
+# ---------------------------------------------------------------- set-up (idempotent)
+deps: host-deps venv
+
+host-deps:
+	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v runc >/dev/null || ! command -v shellcheck >/dev/null; then \
+	  echo "installing podman, runc, debootstrap, shellcheck from the distribution's packages"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman runc debootstrap uidmap shellcheck >/dev/null; \
+	fi
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+images: host-deps
+	$(LAB) images
+
+# ---------------------------------------------------------------- the lab
+lab-up: deps
+	$(LAB) up
+
+lab-down:
+	$(LAB) down
+
+lab-status:
+	$(LAB) status
+
+converge: venv
+	ansible-playbook playbooks/site.yml -i inventories/lab
+
+demo: deps lab-up
+	@mkdir -p .build
+	ansible-playbook playbooks/site.yml -i inventories/lab | tee .build/demo-converge.log
+	ansible-playbook playbooks/site.yml -i inventories/lab | tee .build/demo-idempotent.log
+	@$(PY) tests/e2e/summarise.py .build/demo-converge.log .build/demo-idempotent.log
+
+# ---------------------------------------------------------------- tests
+test: deps
+	@rc=0; $(MAKE) --no-print-directory test-all || rc=$$?; \
+	  $(MAKE) --no-print-directory test-clean; \
+	  if [ $$rc -eq 0 ]; then echo "make test: all stages passed"; else echo "make test: FAILED (exit $$rc)"; fi; \
+	  exit $$rc
+
+test-all: lint sanity unit molecule e2e
+
+lint: venv
+	ansible-lint
+	antsibull-changelog lint
+	$(PY) docs/tools/role_docs.py --check
+	ansible-playbook playbooks/site.yml -i inventories/h100-64 --syntax-check
+
+sanity: venv
+	tests/sanity/run-sanity.sh
+
+unit: venv
+	pytest tests/unit
+
+molecule: venv images
+	@for s in $(MOLECULE_SCENARIOS); do echo "== molecule scenario $$s"; molecule test -s $$s || exit 1; done
+
+e2e: venv images
+	tests/e2e/run.sh $(E2E_NAME) $(E2E_INV)
+
+test-clean:
+	-@$(LAB) down --name $(E2E_NAME) --inventory $(E2E_INV) >/dev/null 2>&1 || true
+	-@for s in $(MOLECULE_SCENARIOS); do molecule destroy -s $$s >/dev/null 2>&1 || true; done
+	-@podman ps -a --filter label=owner=molecule --format '{{.Names}}' | xargs -r podman rm -f -t 2 >/dev/null 2>&1 || true

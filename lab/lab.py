@@ -1,0 +1,405 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The gpufleet lab: a GPU cluster of podman containers running systemd, on this machine.
+
+    lab/lab.py images [--distro debian12|ubuntu2404] [--force]
+    lab/lab.py up [--computes N] [--logins N] [--name NAME] [--inventory DIR]
+    lab/lab.py status [--name NAME]
+    lab/lab.py down [--name NAME] [--inventory DIR]
+
+Images are built locally (debootstrap + `podman import` + one Containerfile layer) from the package
+mirrors in this host's own apt configuration, or from LAB_DEBIAN_MIRROR / LAB_UBUNTU_MIRROR. An image
+is rebuilt only when its recipe (mirror, suite, Containerfile) changes.
+
+`up` and `down` are idempotent. `up` writes the inventory (hosts.yml) of the lab; `down` removes the
+containers, the network and that file, and leaves no process behind.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, NoReturn, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STATE_DIR = os.path.join(ROOT, ".lab")
+DEFAULT_INVENTORY = os.path.join(ROOT, "inventories", "lab")
+IMAGE_PACKAGES_NOTE = "python3 systemd openssh-server sudo (see lab/images/node.Containerfile)"
+
+
+def log(msg: str) -> None:
+    print(f"lab: {msg}", flush=True)
+
+
+def die(msg: str) -> NoReturn:
+    print(f"lab: error: {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def podman(*args: str, check: bool = True, capture: bool = True, stdin=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.setdefault("CONTAINERS_CONF", os.path.join(HERE, "containers.conf"))
+    proc = subprocess.run(["podman", *args], env=env, check=False, text=True, stdin=stdin,
+                          stdout=subprocess.PIPE if capture else None,
+                          stderr=subprocess.PIPE if capture else None)
+    if check and proc.returncode != 0:
+        die(f"podman {' '.join(args)} failed (exit {proc.returncode}): {(proc.stderr or '').strip()}")
+    return proc
+
+
+# --------------------------------------------------------------------------------------------------
+# Package mirrors: from the host's apt configuration, never written into the repository.
+# --------------------------------------------------------------------------------------------------
+def apt_sources() -> List[Dict[str, List[str]]]:
+    """Every apt source of this host as {uris, suites}, from deb822 and one-line files."""
+    sources: List[Dict[str, List[str]]] = []
+    for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
+        with open(path, encoding="utf-8") as fh:
+            for stanza in re.split(r"\n\s*\n", fh.read()):
+                fields: Dict[str, List[str]] = {}
+                for line in stanza.splitlines():
+                    if line.startswith("#") or ":" not in line:
+                        continue
+                    key, _sep, value = line.partition(":")
+                    fields[key.strip().lower()] = value.split()
+                if "enabled" in fields and fields["enabled"] == ["no"]:
+                    continue
+                if fields.get("uris") and fields.get("suites"):
+                    sources.append({"uris": fields["uris"], "suites": fields["suites"]})
+    for path in ["/etc/apt/sources.list", *sorted(glob.glob("/etc/apt/sources.list.d/*.list"))]:
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                words = re.sub(r"\[[^]]*\]", "", line.split("#", 1)[0]).split()
+                if len(words) >= 3 and words[0] == "deb":
+                    sources.append({"uris": [words[1]], "suites": [words[2]]})
+    return sources
+
+
+def mirror_for(suite: str, env_var: str) -> Optional[str]:
+    if os.environ.get(env_var):
+        return os.environ[env_var].rstrip("/")
+    for src in apt_sources():
+        if suite in src["suites"]:
+            return src["uris"][0].rstrip("/")
+    return None
+
+
+@dataclass
+class Distro:
+    key: str
+    suite: str
+    mirror_env: str
+    security_suite: Optional[str]
+    security_env: Optional[str]
+    components: str
+    debootstrap_script: Optional[str]
+    debootstrap_extra: List[str]
+
+    @property
+    def mirror(self) -> Optional[str]:
+        return mirror_for(self.suite, self.mirror_env)
+
+    @property
+    def security_mirror(self) -> Optional[str]:
+        if not self.security_suite or not self.security_env:
+            return None
+        return mirror_for(self.security_suite, self.security_env)
+
+    def sources_list(self) -> str:
+        lines = [f"deb {self.mirror} {self.suite} {self.components}",
+                 f"deb {self.mirror} {self.suite}-updates {self.components}"]
+        if self.key == "ubuntu2404":  # Ubuntu serves security updates from the same archive
+            lines.append(f"deb {self.mirror} {self.suite}-security {self.components}")
+        if self.security_mirror:
+            lines.append(f"deb {self.security_mirror} {self.security_suite} {self.components}")
+        return "\n".join(lines) + "\n"
+
+
+DISTROS = {
+    "debian12": Distro("debian12", "bookworm", "LAB_DEBIAN_MIRROR", "bookworm-security",
+                       "LAB_DEBIAN_SECURITY_MIRROR", "main", None, []),
+    # This debootstrap has no noble script; gutsy's is the generic Ubuntu one.
+    "ubuntu2404": Distro("ubuntu2404", "noble", "LAB_UBUNTU_MIRROR", None, None, "main universe",
+                         "/usr/share/debootstrap/scripts/gutsy", ["--no-check-gpg"]),
+}
+
+
+def recipe_hash(distro: Distro) -> str:
+    digest = hashlib.sha256()
+    digest.update(distro.sources_list().encode())
+    for name in sorted(os.listdir(os.path.join(HERE, "images"))):
+        with open(os.path.join(HERE, "images", name), "rb") as fh:
+            digest.update(name.encode() + fh.read())
+    with open(__file__, "rb") as fh:  # the base recipe (debootstrap arguments) lives here
+        digest.update(re.sub(rb"(?s)^.*?# -- base recipe --(.*?)# -- end base recipe --.*$", rb"\1", fh.read()))
+    return digest.hexdigest()[:12]
+
+
+def image_exists(ref: str) -> bool:
+    return podman("image", "exists", ref, check=False).returncode == 0
+
+
+def node_image(distro_key: str) -> str:
+    distro = DISTROS[distro_key]
+    if not distro.mirror:
+        die(f"no {distro.suite} mirror: this host's apt configuration lists none and {distro.mirror_env} is unset")
+    return f"localhost/gpufleet-lab-{distro.key}:{recipe_hash(distro)}"
+
+
+def build_images(distro_key: str, force: bool = False) -> str:
+    distro = DISTROS[distro_key]
+    ref = node_image(distro_key)
+    if image_exists(ref) and not force:
+        log(f"image {ref} is up to date")
+        return ref
+    base = ref.replace("gpufleet-lab-", "gpufleet-base-")
+    started = time.monotonic()
+    if force or not image_exists(base):
+        # -- base recipe --
+        rootfs = tempfile.mkdtemp(prefix=f"gpufleet-{distro.key}-", dir="/var/tmp")
+        try:
+            cmd = ["debootstrap", "--variant=minbase", *distro.debootstrap_extra,
+                   distro.suite, rootfs, distro.mirror]
+            if distro.debootstrap_script:
+                cmd.append(distro.debootstrap_script)
+            log(f"debootstrap {distro.suite} (minbase)")
+            proc = subprocess.run(cmd, check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if proc.returncode != 0:
+                die(f"debootstrap {distro.suite} failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}")
+            with open(os.path.join(rootfs, "etc/apt/sources.list"), "w", encoding="utf-8") as fh:
+                fh.write(distro.sources_list())
+            # Containers run with --no-hosts: the cluster's /etc/hosts is the common role's to manage.
+            with open(os.path.join(rootfs, "etc/hosts"), "w", encoding="utf-8") as fh:
+                fh.write("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+            tar = subprocess.Popen(["tar", "-C", rootfs, "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
+            podman("import", "-", base, stdin=tar.stdout)
+            tar.wait()
+        finally:
+            shutil.rmtree(rootfs, ignore_errors=True)
+        # -- end base recipe --
+        log(f"base image {base} imported")
+    log(f"building {ref} ({IMAGE_PACKAGES_NOTE})")
+    podman("build", "--network", "host", "--build-arg", f"BASE={base}", "-t", ref,
+           "-t", f"localhost/gpufleet-lab-{distro.key}:latest",
+           "-f", os.path.join(HERE, "images", "node.Containerfile"), os.path.join(HERE, "images"))
+    log(f"image {ref} built in {time.monotonic() - started:.0f} s")
+    return ref
+
+
+# --------------------------------------------------------------------------------------------------
+# The lab itself
+# --------------------------------------------------------------------------------------------------
+@dataclass
+class Node:
+    hostname: str
+    ip: str
+    groups: List[str]
+
+
+def lab_subnet(name: str) -> int:
+    """A /24 of 10.123.0.0/16 for each lab name, stable across runs (0 is podman's default)."""
+    return 1 + int(hashlib.sha256(name.encode()).hexdigest(), 16) % 250
+
+
+def plan_nodes(name: str, computes: int, logins: int) -> List[Node]:
+    net = f"10.123.{lab_subnet(name)}"
+    nodes = [Node("head", f"{net}.10", ["slurm_controller", "slurm_dbd"])]
+    nodes += [Node(f"login{i:02d}", f"{net}.{20 + i}", ["login_nodes"]) for i in range(1, logins + 1)]
+    nodes += [Node(f"gpu{i:02d}", f"{net}.{100 + i}", ["gpu_nodes"]) for i in range(1, computes + 1)]
+    return nodes
+
+
+def ssh_key() -> str:
+    key = os.path.join(STATE_DIR, "ssh", "id_ed25519")
+    if not os.path.exists(key):
+        os.makedirs(os.path.dirname(key), mode=0o700, exist_ok=True)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "gpufleet-lab", "-f", key], check=True)
+    return key
+
+
+def lab_containers(name: str) -> List[Dict]:
+    out = podman("ps", "-a", "--filter", f"label=gpufleet.lab={name}", "--format", "json").stdout
+    return json.loads(out or "[]")
+
+
+def ensure_network(name: str) -> None:
+    if podman("network", "exists", name, check=False).returncode == 0:
+        return
+    net = f"10.123.{lab_subnet(name)}"
+    podman("network", "create", "--subnet", f"{net}.0/24", "--gateway", f"{net}.1",
+           "--label", f"gpufleet.lab={name}", name)
+
+
+def wait_for_ssh(nodes: Iterable[Node], key: str, timeout: float = 90.0) -> None:
+    pending = list(nodes)
+    deadline = time.monotonic() + timeout
+    while pending:
+        node = pending[0]
+        proc = subprocess.run(["ssh", "-i", key, "-o", "BatchMode=yes", "-o", "ConnectTimeout=2",
+                               "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                               "-o", "LogLevel=ERROR", f"root@{node.ip}", "true"],
+                              check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if proc.returncode == 0:
+            pending.pop(0)
+            continue
+        if time.monotonic() > deadline:
+            die(f"{node.hostname} ({node.ip}) did not accept SSH within {timeout:.0f} s: {proc.stderr.strip()}")
+        time.sleep(0.5)
+
+
+def write_inventory(name: str, nodes: List[Node], key: str, inventory: str) -> str:
+    groups: Dict[str, List[Node]] = {}
+    for node in nodes:
+        for group in node.groups:
+            groups.setdefault(group, []).append(node)
+    lines = [
+        f"# Generated by lab/lab.py for the lab '{name}': do not edit, run `make lab-up` again.",
+        "# Lab nodes are podman containers: their hardware is described in group_vars/all/lab.yml.",
+        "all:",
+        "  vars:",
+        "    ansible_user: root",
+        f"    ansible_ssh_private_key_file: {key}",
+        "    # Lab containers get fresh host keys whenever they are re-created.",
+        "    ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR",
+        f"    gpufleet_lab_name: {name}",
+        "  children:",
+        "    cluster:",
+        "      children:",
+    ]
+    for group in ["slurm_controller", "slurm_dbd", "login_nodes", "gpu_nodes"]:
+        lines.append(f"        {group}:")
+        lines.append("          hosts:")
+        for node in groups.get(group, []):
+            lines.append(f"            {node.hostname}:")
+            lines.append(f"              ansible_host: {node.ip}")
+            lines.append(f"              gpufleet_ip: {node.ip}")
+    lines += [
+        "    lustre_clients:",
+        "      children:",
+        "        gpu_nodes:",
+        "        login_nodes:",
+        "    # The lab has no switches to configure.",
+        "    rdma_switches:",
+        "      hosts: {}",
+    ]
+    os.makedirs(inventory, exist_ok=True)
+    if os.path.abspath(inventory) != os.path.abspath(DEFAULT_INVENTORY):
+        # A second lab (the tests') gets the same lab description as the default one.
+        target = os.path.join(inventory, "group_vars")
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(os.path.join(DEFAULT_INVENTORY, "group_vars"), target)
+    path = os.path.join(inventory, "hosts.yml")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
+def up(name: str, computes: int, logins: int, distro: str, inventory: str) -> None:
+    if not 1 <= computes <= 64:
+        die(f"--computes {computes} is outside 1..64 (this 2-core host has run 16)")
+    started = time.monotonic()
+    image = build_images(distro)
+    key = ssh_key()
+    ensure_network(name)
+    nodes = plan_nodes(name, computes, logins)
+    wanted = {f"{name}-{n.hostname}": n for n in nodes}
+    existing = {c["Names"][0]: c for c in lab_containers(name)}
+    for cname, info in existing.items():
+        if cname not in wanted or info.get("Image") != image:
+            log(f"removing {cname}")
+            podman("rm", "-f", "-t", "2", cname)
+    existing = {c["Names"][0]: c for c in lab_containers(name)}
+    for cname, node in wanted.items():
+        if cname in existing:
+            if existing[cname]["State"] != "running":
+                podman("start", cname)
+            continue
+        podman("run", "-d", "--name", cname, "--hostname", node.hostname,
+               "--network", name, "--ip", node.ip, "--systemd=always", "--no-hosts",
+               "--label", f"gpufleet.lab={name}", "--label", f"gpufleet.groups={','.join(node.groups)}",
+               "-v", f"{key}.pub:/root/.ssh/authorized_keys:ro", image)
+    wait_for_ssh(nodes, key)
+    path = write_inventory(name, nodes, key, inventory)
+    os.makedirs(STATE_DIR, exist_ok=True)
+    with open(os.path.join(STATE_DIR, f"{name}.json"), "w", encoding="utf-8") as fh:
+        json.dump({"computes": computes, "logins": logins, "distro": distro, "inventory": path}, fh)
+    log(f"lab '{name}' is up: {len(nodes)} nodes ({computes} GPU nodes) in "
+        f"{time.monotonic() - started:.1f} s; inventory {os.path.relpath(path, ROOT)}")
+
+
+def down(name: str, inventory: str) -> None:
+    for info in lab_containers(name):
+        log(f"removing {info['Names'][0]}")
+        podman("rm", "-f", "-t", "2", info["Names"][0])
+    if podman("network", "exists", name, check=False).returncode == 0:
+        podman("network", "rm", "-f", name)
+    for path in [os.path.join(inventory, "hosts.yml"), os.path.join(STATE_DIR, f"{name}.json")]:
+        if os.path.exists(path):
+            os.remove(path)
+    # Facts cached for containers that no longer exist would mislead the next run.
+    shutil.rmtree(os.path.join(ROOT, ".cache", "facts"), ignore_errors=True)
+    log(f"lab '{name}' is down")
+
+
+def status(name: str) -> int:
+    containers = lab_containers(name)
+    if not containers:
+        log(f"lab '{name}' is down (no containers)")
+        return 0
+    print(f"{'container':28} {'state':10} {'systemd':12} groups")
+    for info in sorted(containers, key=lambda c: c["Names"][0]):
+        cname = info["Names"][0]
+        state = info["State"]
+        systemd = "-"
+        if state == "running":
+            systemd = podman("exec", cname, "systemctl", "is-system-running", check=False).stdout.strip()
+        print(f"{cname:28} {state:10} {systemd:12} {info.get('Labels', {}).get('gpufleet.groups', '')}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p_img = sub.add_parser("images", help="build the lab images (cached by recipe)")
+    p_img.add_argument("--distro", choices=sorted(DISTROS), default="debian12")
+    p_img.add_argument("--force", action="store_true")
+    for cmd in ("up", "down", "status"):
+        p = sub.add_parser(cmd)
+        p.add_argument("--name", default=os.environ.get("LAB_NAME", "gpufleet-lab"))
+        p.add_argument("--inventory", default=os.environ.get("LAB_INVENTORY", DEFAULT_INVENTORY))
+        if cmd == "up":
+            p.add_argument("--computes", type=int, default=int(os.environ.get("LAB_COMPUTES", "2")))
+            p.add_argument("--logins", type=int, default=1)
+            p.add_argument("--distro", choices=sorted(DISTROS), default="debian12")
+    args = parser.parse_args(argv)
+    if args.cmd == "images":
+        if args.distro != "debian12" and not DISTROS[args.distro].mirror:
+            log(f"skipping {args.distro}: no {DISTROS[args.distro].suite} mirror configured "
+                f"(set {DISTROS[args.distro].mirror_env})")
+            return 0
+        build_images(args.distro, args.force)
+    elif args.cmd == "up":
+        up(args.name, args.computes, args.logins, args.distro, args.inventory)
+    elif args.cmd == "down":
+        down(args.name, args.inventory)
+    else:
+        return status(args.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Lab end-to-end: bring up a lab of its own, converge site.yml, prove a re-run and a check run change
+# nothing, prove bad input is refused before any change, then check the cluster from its nodes.
+# The lab is removed at the end whatever happened.
+#   tests/e2e/run.sh LAB_NAME INVENTORY_DIR     (E2E_COMPUTES=N for N GPU nodes, default 2)
+set -euo pipefail
+name=${1:?lab name}
+inv=${2:?inventory dir}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+logs=$root/.build/e2e-logs
+mkdir -p "$logs"
+cleanup() { python3 "$root/lab/lab.py" down --name "$name" --inventory "$inv" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes "${E2E_COMPUTES:-2}"
+cd "$root"
+play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
+
+echo "== converge"
+play >"$logs/converge.log" 2>&1 || { tail -50 "$logs/converge.log"; exit 1; }
+echo "== idempotent re-run"
+play >"$logs/rerun.log" 2>&1 || { tail -50 "$logs/rerun.log"; exit 1; }
+echo "== check mode"
+play --check --diff >"$logs/check.log" 2>&1 || { tail -50 "$logs/check.log"; exit 1; }
+python3 tests/e2e/summarise.py "$logs/converge.log" "$logs/rerun.log" "$logs/check.log"
+
+echo "== bad input is refused in preflight, before any change"
+refused() {  # refused EXPECTED_TEXT -e ...
+  local expect=$1; shift
+  if play "$@" >"$logs/refused.log" 2>&1; then echo "accepted bad input: $*"; exit 1; fi
+  grep -q -- "$expect" "$logs/refused.log" || { echo "refusal of $* did not say '$expect'"; tail -20 "$logs/refused.log"; exit 1; }
+  ! grep -E "changed=[1-9]" "$logs/refused.log" || { echo "bad input $* changed something"; exit 1; }
+  echo "refused: $* -> '$expect'"
+}
+refused "gc_thresh1 must cover every neighbour" -e common_neigh_gc_thresh1=2
+refused "Writing higher limits would make pam_limits refuse every login" -e common_nofile_limit=1048576
+refused "would have no usable time configuration" -e '{"common_chrony_servers": [], "common_chrony_local_stratum": 0}'
+
+echo "== the cluster, seen from its nodes"
+pytest -q -p no:cacheprovider tests/e2e/test_lab.py --ansible-inventory "$inv/hosts.yml" --connection ansible

@@ -1,0 +1,56 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The converged lab, checked from every node (run by tests/e2e/run.sh after site.yml)."""
+import time
+
+import pytest
+import testinfra.utils.ansible_runner
+
+testinfra_hosts = ["ansible://cluster"]
+
+
+@pytest.fixture(scope="module")
+def inventory(request):
+    runner = testinfra.utils.ansible_runner.AnsibleRunner(request.config.option.ansible_inventory)
+    hosts = runner.get_hosts("cluster")
+    return {
+        "ips": {h: runner.get_variables(h)["gpufleet_ip"] for h in hosts},
+        "head": runner.get_hosts("slurm_controller")[0],
+    }
+
+
+def test_every_cluster_host_resolves_to_its_inventory_address(host, inventory):
+    for name, ip in inventory["ips"].items():
+        assert host.check_output(f"getent hosts {name}").split()[0] == ip
+
+
+def test_every_node_reaches_every_other_by_name(host, inventory):
+    for name in inventory["ips"]:
+        assert host.run(f"ping -c1 -W2 {name}").rc == 0, f"{name} unreachable by name"
+
+
+def test_time_follows_the_head_node(host, inventory):
+    head_ip = inventory["ips"][inventory["head"]]
+    if host.backend.get_hostname() == inventory["head"]:
+        assert "Stratum         : 10" in host.check_output("chronyc -n tracking")
+        return
+    deadline = time.monotonic() + 60
+    while True:
+        rows = [r.split(",") for r in host.check_output("chronyc -n -c sources").splitlines()]
+        synced = [r for r in rows if r[2] == head_ip and r[1] == "*"]
+        if synced:
+            break
+        assert time.monotonic() < deadline, f"not synchronised to the head node {head_ip}: {rows}"
+        time.sleep(2)
+
+
+def test_no_failed_units(host):
+    assert host.check_output("systemctl --failed --no-legend --plain") == ""
+
+
+def test_kernel_and_limit_files_are_the_same_everywhere(host):
+    sysctl = host.file("/etc/sysctl.d/90-gpufleet.conf").content_string
+    assert "net.ipv4.neigh.default.gc_thresh1=8192" in sysctl
+    assert host.check_output("runuser -l root -c 'ulimit -Sn'") == "20000"
