@@ -1,6 +1,6 @@
 # gpufleet.cluster: two commands for a fresh machine.
 #   make demo   bring up the built-in lab and converge playbooks/site.yml on it (twice: the second run must change nothing)
-#   make test   lint, sanity, unit tests, molecule scenarios and a lab end-to-end run; cleans up after itself
+#   make test   lint, sanity, unit tests, the reference plan, molecule scenarios and a lab end-to-end run; cleans up after itself
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -19,7 +19,7 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 MOLECULE_SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
 
 .PHONY: help demo test deps host-deps venv images lab-up lab-down lab-status converge \
-        lint sanity unit molecule e2e test-all test-clean changelog-lint
+        lint sanity unit plan molecule e2e test-all test-clean
 
 help:
 	@sed -n '2,4p' Makefile
@@ -60,6 +60,7 @@ demo: deps lab-up
 	@mkdir -p .build
 	ansible-playbook playbooks/site.yml -i inventories/lab | tee .build/demo-converge.log
 	ansible-playbook playbooks/site.yml -i inventories/lab | tee .build/demo-idempotent.log
+	@echo; $(LAB) status; echo
 	@$(PY) tests/e2e/summarise.py .build/demo-converge.log .build/demo-idempotent.log
 
 # ---------------------------------------------------------------- tests
@@ -69,13 +70,25 @@ test: deps
 	  if [ $$rc -eq 0 ]; then echo "make test: all stages passed"; else echo "make test: FAILED (exit $$rc)"; fi; \
 	  exit $$rc
 
-test-all: lint sanity unit molecule e2e
+test-all: lint sanity unit plan molecule e2e
 
 lint: venv
 	ansible-lint
 	antsibull-changelog lint
 	$(PY) docs/tools/role_docs.py --check
 	ansible-playbook playbooks/site.yml -i inventories/h100-64 --syntax-check
+
+# The reference design's plan, twice (the second run must change nothing), and the design's own
+# breaker plan as layout input, which must be refused.
+plan: venv
+	@rm -rf .build/plan-test; mkdir -p .build
+	ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-test | tee .build/plan-1.log
+	ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-test | tee .build/plan-2.log
+	$(PY) tests/e2e/summarise.py .build/plan-1.log .build/plan-2.log
+	test -s .build/plan-test/power.json -a -s .build/plan-test/lustre.json -a -s .build/plan-test/nccl/hgx-h100.xml
+	@if ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-refused -e plan_pdus=as_built >.build/plan-refused.log 2>&1; then \
+	  echo "plan.yml accepted the design's overloaded breaker plan"; exit 1; fi
+	grep -q "is out of circuits on feed" .build/plan-refused.log
 
 sanity: venv
 	tests/sanity/run-sanity.sh

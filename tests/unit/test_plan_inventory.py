@@ -1,0 +1,164 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The reference design's planning inputs (inventories/h100-64/group_vars/all/plan.yml) give the numbers
+docs/plan.md quotes.
+
+The inventory is read the way playbooks/plan.yml reads it: the hosts of gpu_nodes, each rack's hostlist, one PDU
+per rack and feed named <rack>-pdu-<feed>, the as-built breakers expanded to one row per PSU. Its few templates
+(`gpufleet_plan_gpus`, the HCA speed) are rendered with the inventory's own values.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import jinja2.nativetypes
+import pytest
+import yaml
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist, expand_hostlist
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import pfl_layout, stripe_plan
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power import check_assignment
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
+
+_UNIT = os.path.dirname(os.path.abspath(__file__))
+if _UNIT not in sys.path:
+    sys.path.insert(0, _UNIT)
+from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+
+INVENTORY = os.path.join(os.path.dirname(os.path.dirname(_UNIT)), "inventories", "h100-64")
+
+
+def _load(*parts):
+    with open(os.path.join(INVENTORY, *parts)) as handle:
+        return yaml.safe_load(handle)
+
+
+def _groups(tree, out=None):
+    """{group: [hosts]} from a YAML inventory, children included."""
+    out = {} if out is None else out
+    for name, body in (tree or {}).items():
+        body = body or {}
+        hosts = list((body.get("hosts") or {}).keys())
+        _groups(body.get("children"), out)
+        for child in body.get("children") or {}:
+            hosts += [h for h in out.get(child, []) if h not in hosts]
+        out[name] = out.get(name, []) + [h for h in hosts if h not in out.get(name, [])]
+    return out
+
+
+@pytest.fixture(scope="module")
+def inv():
+    hardware = _load("group_vars", "all", "hardware.yml")
+    node_hw = _load("group_vars", "gpu_nodes.yml")["gpufleet_hardware"]
+    groups = _groups(_load("hosts.yml"))
+    plan = _load("group_vars", "all", "plan.yml")
+    context = dict(hardware, gpufleet_plan_gpus=len(groups["gpu_nodes"]) * node_hw["gpus"])
+    env = jinja2.nativetypes.NativeEnvironment()
+
+    def render(value):
+        if isinstance(value, dict):
+            return {k: render(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [render(v) for v in value]
+        if isinstance(value, str) and "{{" in value:
+            return env.from_string(value).render(context)
+        return value
+
+    plan.pop("gpufleet_plan_gpus")
+    return dict(render(plan), groups=groups, node_hw=node_hw, gpus=context["gpufleet_plan_gpus"], **hardware)
+
+
+def _power_input(inv, pdu_kind="planned"):
+    power = inv["gpufleet_plan_power"]
+    rack_of = {h: r["name"] for r in power["racks"] for h in expand_hostlist(r["nodes"])}
+    nodes = [dict(t["power"], name=h, rack=rack_of[h]) for t in inv["gpufleet_plan_node_types"] for h in inv["groups"][t["group"]]]
+    model = power["pdu"] if pdu_kind == "planned" else power["as_built"]["pdu"]
+    pdus = [dict(model["spec"], name="%s-pdu-%s" % (r["name"], f.lower()), rack=r["name"], feed=f)
+            for r in power["racks"] for f in power["feeds"]]
+    return {"nodes": nodes, "pdus": pdus, "derating": power["derating"], "imbalance_limit": power["imbalance_limit"]}
+
+
+def _as_built_assignment(inv):
+    return [{"node": h, "psu": p, "pdu": b["pdu"], "circuit": b["circuit"]}
+            for b in inv["gpufleet_plan_power"]["as_built"]["breakers"] for h in expand_hostlist(b["nodes"]) for p in b["psus"]]
+
+
+def test_inventory_shape(inv):
+    assert inv["gpus"] == 64
+    assert compress_hostlist(inv["groups"]["gpu_nodes"]) == "compute[01-08]"
+    rack_nodes = [h for r in inv["gpufleet_plan_power"]["racks"] for h in expand_hostlist(r["nodes"])]
+    assert sorted(rack_nodes) == sorted(inv["groups"]["gpu_nodes"])
+    budget = {r["name"]: r["budget_w"] for r in inv["gpufleet_power"]["racks"]}
+    assert sum(n["max_power_w"] for n in _power_input(inv)["nodes"]) == 44800 <= budget["r01"] == 60000
+
+
+def test_planned_layout_survives_a_feed_loss(inv):
+    result = plan_layout(_power_input(inv))
+    summary = result["summary"]
+    assert summary["psus"] == 32 and summary["scenarios"] == 35
+    # Two PSUs per 32 A L-N breaker at 230.94 V: 5600 W = 25.525 A of 25.6 A after a feed loss. The imbalance
+    # limit 0.2 makes it 9 breakers per feed (3/3/2 on 8 breakers would be 0.25).
+    assert result["racks"] == [{"rack": "r01", "circuits_used": {"A": 9, "B": 9}, "circuits_available": {"A": 12, "B": 12}}]
+    assert summary["worst_utilisation"] == 0.9971
+    input_limit = inv["gpufleet_plan_power"]["pdu"]["input_rating_a"] * inv["gpufleet_plan_power"]["derating"]
+    for pdu in result["pdus"]:
+        assert pdu["imbalance"] == 0.125
+        assert pdu["line_currents_a"] == {"L1": 38.287, "L2": 31.906, "L3": 31.906}
+        assert pdu["worst_line_a"] == 76.575 <= input_limit == 100.0
+    # Every used breaker holds PSUs of different nodes.
+    for circuit in result["circuits"]:
+        owners = [p.split("/")[0] for p in circuit["psus"]]
+        assert len(owners) == len(set(owners)) <= 2
+    assert check_assignment(_power_input(inv), result)["ok"]
+
+
+def test_as_built_breaker_plan_is_overloaded(inv):
+    check = check_assignment(_power_input(inv, "as_built"), _as_built_assignment(inv))
+    assert not check["ok"]
+    assert check["summary"]["violations"] == 24  # 8 breakers x (normal, other feed lost, worst PSU lost)
+    assert {v["type"] for v in check["violations"]} == {"overload"}
+    cb1 = next(c for c in check["circuits"] if (c["pdu"], c["circuit"]) == ("r01-pdu-a", "cb1"))
+    assert cb1["limit_a"] == 25.6
+    assert (cb1["normal_w"], cb1["normal_a"]) == (5600.0, 25.629)
+    assert (cb1["worst_w"], cb1["worst_a"], cb1["worst_scenario"]) == (11200.0, 51.259, "feed B lost")
+    assert cb1["utilisation"] == 2.0023
+
+
+def test_as_built_pdus_cannot_be_laid_out(inv):
+    with pytest.raises(PowerLayoutError, match=r"out of circuits on feed A: 12 PSU\(s\).*add about 12 more 32 A"):
+        plan_layout(_power_input(inv, "as_built"))
+
+
+def test_lustre_directories(inv):
+    osts, mount = inv["gpufleet_lustre"]["osts"], inv["gpufleet_lustre"]["mountpoint"]
+    ost_bw = inv["gpufleet_plan_lustre"]["ost_bw_gbs"]
+    plans = {}
+    for d in inv["gpufleet_plan_lustre"]["directories"]:
+        path = "%s/%s" % (mount, d["name"])
+        plans[d["name"]] = (stripe_plan(osts, ost_bw, d["clients"], d["client_bw_gbs"], pattern=d["pattern"]),
+                            pfl_layout(d["sizes"], osts, path=path))
+    datasets, _ = plans["datasets"]
+    # 64 GPU readers x 1.5 GB/s = 96 GB/s, ceil(96 / 10) = 10 stripes, clamped to 8 OSTs.
+    assert (datasets["stripe_count"], datasets["aggregate_gbs"], datasets["limiting_factor"]) == (8, 80.0, "ost_bandwidth")
+    assert datasets["lfs_setstripe_args"] == ["-c", "8", "-S", "1M"]
+    ckpt_plan, ckpt_pfl = plans["checkpoints"]
+    assert ckpt_plan["stripe_count"] == 1  # 64 files >= 8 OSTs
+    assert ckpt_pfl["command"] == "lfs setstripe -E 64M -c 1 -S 1M -E 1G -c 4 -S 1M -E -1 -c 8 -S 4M /mnt/lustre/checkpoints"
+    assert plans["scratch"][0]["limiting_factor"] == "client_bandwidth"
+
+
+def test_nccl_layout(inv):
+    (node_type,) = inv["gpufleet_plan_node_types"]
+    xml = render_xml(node_type["nccl_layout"])
+    tree = nccl_read(xml)
+    assert xml.count('class="0x030200"') == inv["node_hw"]["gpus"] == 8
+    assert xml.count("<net ") == inv["node_hw"]["rdma_hcas"] == 8
+    assert ['name="mlx5_%d"' % i in xml for i in range(8)] == [True] * 8
+    assert xml.count('speed="200000"') == 8  # HDR, from gpufleet_fabric.rate_gbps
+    assert xml.count('class="0x060400"') == 4
+    assert [name for name, _attrs, _kids in tree] == ["system"]
