@@ -93,9 +93,9 @@ def best(func, repeat, min_run_s=0.02):
     if once < min_run_s:
         loops = max(1, int(min_run_s / max(once, 1e-7)))
     times = []
-    for _ in range(repeat):
+    for _run in range(repeat):
         t0 = time.perf_counter()
-        for _ in range(loops):
+        for _loop in range(loops):
             func()
         times.append((time.perf_counter() - t0) / loops)
     return min(times), result
@@ -112,7 +112,7 @@ def bench_size(n, repeat):
     t_stripe, plan = best(lambda: stripe_plan(OSTS, 10.0, readers, 1.5), repeat)
     assert plan["stripe_count"] == OSTS
     rng = random.Random(n)
-    sizes_bytes = [int(rng.lognormvariate(17, 3)) for _ in range(readers)]
+    sizes_bytes = [int(rng.lognormvariate(17, 3)) for _reader in range(readers)]
     t_pfl, _pfl = best(lambda: pfl_layout(sizes_bytes, OSTS, path="/lustre/ckpt"), repeat)
     names = [node["name"] for node in data["nodes"]]
     rng.shuffle(names)
@@ -137,7 +137,7 @@ def fmt(seconds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--sizes", default="256,1024,2048", help="node counts, comma separated")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the best is reported")
     parser.add_argument("--json", help="also write the figures (seconds) to this file")

@@ -142,7 +142,7 @@ def test_lustre_directories(inv):
         path = "%s/%s" % (mount, d["name"])
         plans[d["name"]] = (stripe_plan(osts, ost_bw, d["clients"], d["client_bw_gbs"], pattern=d["pattern"]),
                             pfl_layout(d["sizes"], osts, path=path))
-    datasets, _ = plans["datasets"]
+    datasets, _pfl = plans["datasets"]
     # 64 GPU readers x 1.5 GB/s = 96 GB/s, ceil(96 / 10) = 10 stripes, clamped to 8 OSTs.
     assert (datasets["stripe_count"], datasets["aggregate_gbs"], datasets["limiting_factor"]) == (8, 80.0, "ost_bandwidth")
     assert datasets["lfs_setstripe_args"] == ["-c", "8", "-S", "1M"]
