@@ -73,6 +73,9 @@ test: deps
 test-all: lint sanity unit plan molecule e2e
 
 lint: venv
+	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the
+	@# checkout is what gets linted.
+	rm -rf .ansible/collections/ansible_collections/gpufleet
 	ansible-lint
 	antsibull-changelog lint
 	$(PY) docs/tools/role_docs.py --check

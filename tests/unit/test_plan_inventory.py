@@ -5,9 +5,10 @@
 """The reference design's planning inputs (inventories/h100-64/group_vars/all/plan.yml) give the numbers
 docs/plan.md quotes.
 
-The inventory is read the way playbooks/plan.yml reads it: the hosts of gpu_nodes, each rack's hostlist, one PDU
-per rack and feed named <rack>-pdu-<feed>, the as-built breakers expanded to one row per PSU. Its few templates
-(`gpufleet_plan_gpus`, the HCA speed) are rendered with the inventory's own values.
+The inventory is assembled the way playbooks/plan.yml assembles it, with module_utils/cluster_plan.plan_inputs: the
+hosts of gpu_nodes, each rack's hostlist, one PDU per rack and feed named <rack>-pdu-<feed>, the as-built breakers
+expanded to one row per PSU. Its few templates (`gpufleet_plan_gpus`, the HCA speed) are rendered with the
+inventory's own values.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import jinja2.nativetypes
 import pytest
 import yaml
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist, expand_hostlist
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import pfl_layout, stripe_plan
+from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import lustre_plans, plan_inputs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import render_xml
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power import check_assignment
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
@@ -73,28 +74,22 @@ def inv():
     return dict(render(plan), groups=groups, node_hw=node_hw, gpus=context["gpufleet_plan_gpus"], **hardware)
 
 
+def _inputs(inv, pdus="planned"):
+    """What plan.yml's cluster_plan_inputs filter hands pdu_layout and pdu_check."""
+    return plan_inputs(inv, inv["groups"], {"gpu_nodes": inv["node_hw"]}, pdus=pdus)
+
+
 def _power_input(inv, pdu_kind="planned"):
-    power = inv["gpufleet_plan_power"]
-    rack_of = {h: r["name"] for r in power["racks"] for h in expand_hostlist(r["nodes"])}
-    nodes = [dict(t["power"], name=h, rack=rack_of[h]) for t in inv["gpufleet_plan_node_types"] for h in inv["groups"][t["group"]]]
-    model = power["pdu"] if pdu_kind == "planned" else power["as_built"]["pdu"]
-    pdus = [dict(model["spec"], name="%s-pdu-%s" % (r["name"], f.lower()), rack=r["name"], feed=f)
-            for r in power["racks"] for f in power["feeds"]]
-    return {"nodes": nodes, "pdus": pdus, "derating": power["derating"], "imbalance_limit": power["imbalance_limit"]}
-
-
-def _as_built_assignment(inv):
-    return [{"node": h, "psu": p, "pdu": b["pdu"], "circuit": b["circuit"]}
-            for b in inv["gpufleet_plan_power"]["as_built"]["breakers"] for h in expand_hostlist(b["nodes"]) for p in b["psus"]]
+    return _inputs(inv, pdu_kind)["layout_input"]
 
 
 def test_inventory_shape(inv):
     assert inv["gpus"] == 64
     assert compress_hostlist(inv["groups"]["gpu_nodes"]) == "compute[01-08]"
-    rack_nodes = [h for r in inv["gpufleet_plan_power"]["racks"] for h in expand_hostlist(r["nodes"])]
-    assert sorted(rack_nodes) == sorted(inv["groups"]["gpu_nodes"])
-    budget = {r["name"]: r["budget_w"] for r in inv["gpufleet_power"]["racks"]}
-    assert sum(n["max_power_w"] for n in _power_input(inv)["nodes"]) == 44800 <= budget["r01"] == 60000
+    inputs = _inputs(inv)
+    assert inputs["placement"] == {"not_in_a_rack": [], "in_no_node_type": [], "in_two_racks": [], "in_two_node_types": []}
+    # 8 nodes x 5600 W within the rack's 60 kW.
+    assert inputs["racks"] == [{"name": "r01", "nodes": "compute[01-08]", "count": 8, "max_power_w": 44800, "budget_w": 60000}]
 
 
 def test_planned_layout_survives_a_feed_loss(inv):
@@ -118,7 +113,8 @@ def test_planned_layout_survives_a_feed_loss(inv):
 
 
 def test_as_built_breaker_plan_is_overloaded(inv):
-    check = check_assignment(_power_input(inv, "as_built"), _as_built_assignment(inv))
+    as_built = _inputs(inv)["as_built"]
+    check = check_assignment(as_built["input"], as_built["assignment"])
     assert not check["ok"]
     assert check["summary"]["violations"] == 24  # 8 breakers x (normal, other feed lost, worst PSU lost)
     assert {v["type"] for v in check["violations"]} == {"overload"}
@@ -135,13 +131,7 @@ def test_as_built_pdus_cannot_be_laid_out(inv):
 
 
 def test_lustre_directories(inv):
-    osts, mount = inv["gpufleet_lustre"]["osts"], inv["gpufleet_lustre"]["mountpoint"]
-    ost_bw = inv["gpufleet_plan_lustre"]["ost_bw_gbs"]
-    plans = {}
-    for d in inv["gpufleet_plan_lustre"]["directories"]:
-        path = "%s/%s" % (mount, d["name"])
-        plans[d["name"]] = (stripe_plan(osts, ost_bw, d["clients"], d["client_bw_gbs"], pattern=d["pattern"]),
-                            pfl_layout(d["sizes"], osts, path=path))
+    plans = {d["path"].rsplit("/", 1)[1]: (d["stripe_plan"], d["pfl"]) for d in lustre_plans(_inputs(inv)["lustre"])}
     datasets, _pfl = plans["datasets"]
     # 64 GPU readers x 1.5 GB/s = 96 GB/s, ceil(96 / 10) = 10 stripes, clamped to 8 OSTs.
     assert (datasets["stripe_count"], datasets["aggregate_gbs"], datasets["limiting_factor"]) == (8, 80.0, "ost_bandwidth")

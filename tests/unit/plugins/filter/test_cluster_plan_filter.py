@@ -1,0 +1,132 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The filters gpufleet.cluster.cluster_plan_inputs and gpufleet.cluster.cluster_plan, chained as plan.yml chains them."""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+
+import pytest
+import yaml
+from ansible.errors import AnsibleFilterError
+from ansible.plugins.filter.core import to_nice_json
+
+from ansible_collections.gpufleet.cluster.plugins.filter import cluster_plan as plan_filter_module
+from ansible_collections.gpufleet.cluster.plugins.filter import cluster_plan_inputs as inputs_filter_module
+from ansible_collections.gpufleet.cluster.plugins.filter.cluster_plan import cluster_plan
+from ansible_collections.gpufleet.cluster.plugins.filter.cluster_plan_inputs import cluster_plan_inputs
+from ansible_collections.gpufleet.cluster.plugins.filter.pdu_check import pdu_check
+from ansible_collections.gpufleet.cluster.plugins.filter.pdu_layout import pdu_layout
+from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import to_json
+
+# Two 2300 W nodes in one rack, 2 PSUs each, PF 1.0: 5 A per PSU normally, 10 A after a feed loss; a 16 A breaker
+# may carry 12.8 A, so one PSU per breaker. No as-built cabling.
+INVENTORY = {
+    "gpufleet_cluster_name": "duo",
+    "gpufleet_plan_node_types": [{"name": "cpu", "group": "nodes",
+                                  "power": {"max_power_w": 2300, "psus": 2, "psus_required": 1, "power_factor": 1.0}}],
+    "gpufleet_plan_power": {"feeds": ["A", "B"], "racks": [{"name": "r1", "nodes": "n[1-2]"}],
+                            "pdu": {"spec": {"voltage": 230, "phases": 1,
+                                             "circuits": [{"name": "cb%d" % i, "rating_a": 16} for i in (1, 2, 3)]}}},
+    "gpufleet_plan_lustre": {"ost_bw_gbs": 1.0, "directories": []},
+    "gpufleet_lustre": {"fsname": "fs", "mountpoint": "/lus", "osts": 2},
+    "gpufleet_power": {"racks": [{"name": "r1", "budget_w": 5000}]},
+}
+GROUPS = {"all": ["n1", "n2"], "ungrouped": [], "nodes": ["n1", "n2"]}
+HOSTVARS = {"n1": {"gpufleet_hardware": {"gpus": 0}}, "n2": {}}
+
+
+def test_chain_as_plan_yml_runs_it():
+    inputs = cluster_plan_inputs(INVENTORY, GROUPS, HOSTVARS)
+    assert inputs["node_types"][0]["hardware"] == {"gpus": 0}  # from the group's first host
+    assert inputs["as_built"] is None and inputs["derating"] == 0.8  # the default
+    # 2 x 2300 W = 4600 W of 5000.
+    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "max_power_w": 4600, "budget_w": 5000}]
+    layout = pdu_layout(inputs["layout_input"])
+    plan = cluster_plan(inputs, layout)
+    # One PSU per breaker: 2 per feed, 4 of 6; the busiest at 10 / 12.8 A = 78.1 %.
+    assert plan["summary"]["circuits_used"] == 4
+    assert list(plan["files"]) == ["power.json", "power.md", "lustre.json", "lustre.md", "hostlists.json", "hostlists.md", "README.md"]
+    assert plan["lustre"] == [] and plan["nccl"] == []
+    assert plan["files"]["README.md"].endswith(
+        "| [power.md](power.md), [power.json](power.json) | PDU breaker layout: 4 breakers, worst 78.1 % of a limit (r1-pdu-a/cb1). |\n"
+        "| [lustre.md](lustre.md), [lustre.json](lustre.json) |\n"
+        "| [hostlists.md](hostlists.md), [hostlists.json](hostlists.json) | `all` = `n[1-2]`, `nodes` = `n[1-2]` |\n")
+    assert all(isinstance(content, str) for content in plan["files"].values())
+
+
+def test_as_built_goes_through_pdu_check():
+    inventory = copy.deepcopy(INVENTORY)
+    # As built: both nodes' PSU 1 on r1-pdu-a/cb1 and PSU 2 on r1-pdu-b/cb1: after a feed loss 2 x 2300 W = 20 A,
+    # 156.25 % of 12.8 A; after PSU n1/2 is lost 2300 + 1150 W = 15 A. Per breaker 2 overloads: 4.
+    inventory["gpufleet_plan_power"]["as_built"] = {
+        "pdu": {"model": "one 16 A breaker", "spec": {"voltage": 230, "phases": 1, "circuits": [{"name": "cb1", "rating_a": 16}]}},
+        "breakers": [{"pdu": "r1-pdu-a", "circuit": "cb1", "nodes": "n[1-2]", "psus": [1]},
+                     {"pdu": "r1-pdu-b", "circuit": "cb1", "nodes": "n[1-2]", "psus": [2]}]}
+    inputs = cluster_plan_inputs(inventory, GROUPS, HOSTVARS)
+    check = pdu_check(inputs["as_built"]["input"], inputs["as_built"]["assignment"])
+    plan = cluster_plan(inputs, pdu_layout(inputs["layout_input"]), check)
+    assert plan["summary"]["as_built_violations"] == 4
+    assert "As built: one 16 A breaker, cabled as" in plan["files"]["power.md"]
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: .*pass the pdu_check result"):
+        cluster_plan(inputs, pdu_layout(inputs["layout_input"]))
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.pdu_layout: no layout exists: rack 'r1' is out of circuits"):
+        pdu_layout(cluster_plan_inputs(inventory, GROUPS, HOSTVARS, pdus="as_built")["layout_input"])
+
+
+def test_lazy_mappings_and_subtypes_become_plain_data():
+    class Tagged(str):
+        pass
+
+    inventory = OrderedDict(copy.deepcopy(INVENTORY))
+    inventory["gpufleet_cluster_name"] = Tagged("duo")
+    inputs = cluster_plan_inputs(inventory, OrderedDict(GROUPS), hostvars=None)
+    assert isinstance(inputs["name"], str) and inputs["name"].__class__ is str and inputs["node_types"][0]["hardware"] == {}
+    yaml.safe_dump(inputs)  # plain data only: safe_dump refuses anything else
+
+
+@pytest.mark.parametrize("args, kwargs, message", [
+    (([], GROUPS), {}, r"input must be a dict of the inventory's gpufleet_\* variables, got list"),
+    ((INVENTORY, ["n1"]), {}, r"groups must be the 'groups' magic variable \(a dict\), got list"),
+    ((INVENTORY, GROUPS, "n1"), {}, r"hostvars must be the 'hostvars' magic variable"),
+    ((INVENTORY, GROUPS), {"pdus": "spare"}, r"pdus must be one of planned, as_built, got 'spare'"),
+    ((INVENTORY, GROUPS), {"pdus": "as_built"}, r"pdus as_built lays the racks out on gpufleet_plan_power\.as_built\.pdu, which is not set"),
+    (({k: v for k, v in INVENTORY.items() if k != "gpufleet_lustre"}, GROUPS), {}, r"inventory\.gpufleet_lustre is missing"),
+])
+def test_inputs_errors(args, kwargs, message):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan_inputs: " + message):
+        cluster_plan_inputs(*args, **kwargs)
+
+
+def test_plan_errors():
+    inputs = cluster_plan_inputs(INVENTORY, GROUPS)
+    layout = pdu_layout(inputs["layout_input"])
+    for args, message in (((inputs["layout_input"], layout), "input must be the result of gpufleet.cluster.cluster_plan_inputs"),
+                          ((inputs, inputs), "layout must be the result of gpufleet.cluster.pdu_layout"),
+                          ((inputs, layout, ["x"]), "as_built must be the result of gpufleet.cluster.pdu_check or null")):
+        with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: " + message):
+            cluster_plan(*args)
+    bad = copy.deepcopy(INVENTORY)
+    bad["gpufleet_plan_lustre"]["directories"] = [
+        {"name": "d", "pattern": "shared_file", "clients": 0, "client_bw_gbs": 1.0, "sizes": [1]}]
+    inputs = cluster_plan_inputs(bad, GROUPS)
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: gpufleet_plan_lustre\.directories\[0\] \(/lus/d\)"):
+        cluster_plan(inputs, layout)
+
+
+@pytest.mark.parametrize("data", [{"b": [1, 2.5, None], "a": {"z": True, "y": "x"}}, [], {"k": "caf\u00e9"}])
+def test_json_is_what_to_nice_json_wrote(data):
+    assert to_json(data) == to_nice_json(data, indent=2) + "\n"
+
+
+@pytest.mark.parametrize("module, name", [(plan_filter_module, "cluster_plan"), (inputs_filter_module, "cluster_plan_inputs")])
+def test_documented_and_registered(module, name):
+    assert module.FilterModule().filters() == {name: getattr(module, name)}
+    doc = yaml.safe_load(module.DOCUMENTATION)
+    assert doc["name"] == name and doc["version_added"] == "0.1.0" and "_input" in doc["options"]
+    assert set(doc["positional"].replace(" ", "").split(",")) <= set(doc["options"])
+    yaml.safe_load(module.EXAMPLES)
+    assert "_value" in yaml.safe_load(module.RETURN)
