@@ -4,9 +4,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import os
 import re
 import stat
@@ -16,7 +13,6 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from ansible.module_utils import basic
 
 from ansible_collections.gpufleet.cluster.plugins.modules import nccl_topology as module
 from ansible_collections.gpufleet.cluster.plugins.modules.nccl_topology import ModuleFailure, run_module
@@ -137,45 +133,24 @@ def test_bad_sysfs_root(box, tmp_path):
 
 # ---------------------------------------------------------------- through main()
 
-@contextlib.contextmanager
-def _module_args(args):
-    args = dict(args, _ansible_remote_tmp="/tmp", _ansible_keep_remote_files=False)
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:  # ansible-core < 2.19
-        basic._ANSIBLE_ARGS = json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode()
-        yield
-        basic._ANSIBLE_ARGS = None
-        return
-    with patch_module_args(args):
-        yield
-
-
-def _main(args):
-    out = io.StringIO()
-    with _module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-        module.main()
-    return json.loads(out.getvalue())
-
-
-def test_main_writes_then_reports_no_change(box):
-    first = _main(box)
+def test_main_writes_then_reports_no_change(box, run_main):
+    first = run_main(module, box)
     assert first["changed"] is True and os.path.exists(box["dest"])
     assert stat.S_IMODE(os.stat(box["dest"]).st_mode) == 0o644
     assert len(first["devices"]) == 20 and first["devices"][0]["busid"] == "0000:50:00.0"
-    second = _main(box)
+    second = run_main(module, box)
     assert second["changed"] is False
-    third = _main(dict(box, mode="u=rw,g=r,o="))  # symbolic modes go through AnsibleModule
+    third = run_main(module, dict(box, mode="u=rw,g=r,o="))  # symbolic modes go through AnsibleModule
     assert third["changed"] is True and stat.S_IMODE(os.stat(box["dest"]).st_mode) == 0o640
 
 
-def test_main_check_mode(box):
-    result = _main(dict(box, _ansible_check_mode=True, _ansible_diff=True))
+def test_main_check_mode(box, run_main):
+    result = run_main(module, dict(box, _ansible_check_mode=True, _ansible_diff=True))
     assert result["changed"] is True and not os.path.exists(box["dest"])
 
 
-def test_main_failure(box, tmp_path):
-    result = _main(dict(box, sysfs_root=str(tmp_path / "nowhere")))
+def test_main_failure(box, tmp_path, run_main):
+    result = run_main(module, dict(box, sysfs_root=str(tmp_path / "nowhere")))
     assert result["failed"] is True and "could not build the NCCL topology" in result["msg"]
 
 

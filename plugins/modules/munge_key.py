@@ -1,0 +1,207 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: munge_key
+version_added: 0.1.0
+short_description: Create, distribute and check the MUNGE key of a Slurm cluster
+description:
+  - Manages the key file munged authenticates every Slurm message with. The key is binary (MUNGE accepts
+    32 to 1024 bytes), so it travels base64-encoded in O(content_b64) and is written byte for byte.
+  - With O(generate=true) and no O(content_b64), keeps an existing key of O(size) bytes and otherwise
+    creates O(size) random bytes (C(os.urandom)), so the small per-node key a distribution package leaves
+    behind is replaced by the cluster's. Return it with O(return_content=true) to hand it to the other nodes
+    (always with C(no_log)).
+  - Without either, only checks the key and fails when munged would refuse it.
+  - The key's bytes never appear in the diff or the results (unless O(return_content=true)); its SHA-256
+    fingerprint does, so nodes sharing a key can be compared in logs.
+options:
+  path:
+    description: The key file.
+    type: path
+    default: /etc/munge/munge.key
+  content_b64:
+    description: The key's bytes, base64-encoded (for example the RV(content_b64) of the node that generated it).
+    type: str
+  generate:
+    description: Create a key where none valid exists. Ignored when O(content_b64) is given.
+    type: bool
+    default: false
+  size:
+    description: Bytes of a generated key.
+    type: int
+    default: 1024
+  owner:
+    description: Owner of the key file.
+    type: str
+    default: munge
+  group:
+    description: Group of the key file.
+    type: str
+    default: munge
+  mode:
+    description: Permissions of the key file; munged refuses a key that group or others can access.
+    type: str
+    default: '0400'
+  return_content:
+    description: Return the key base64-encoded in RV(content_b64). Use C(no_log) on the task.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    support: full
+    description: Reports what would change (a new key, a replaced key, owner or mode) without writing.
+  diff_mode:
+    support: full
+    description: Shows the key's fingerprint, size, mode and owner before and after; never its bytes.
+  platform:
+    support: full
+    platforms: posix
+    description: Target OS/families that can be operated against.
+author:
+  - gpufleet.cluster contributors (@gpufleet)
+"""
+
+EXAMPLES = r"""
+- name: Keep the cluster's key on the first controller, creating it once
+  gpufleet.cluster.munge_key:
+    generate: true
+    return_content: true
+  register: munge_key
+  no_log: true
+
+- name: Give every other node the same key
+  gpufleet.cluster.munge_key:
+    content_b64: "{{ hostvars[groups['slurm_controller'][0]]['munge_key']['content_b64'] }}"
+  no_log: true
+"""
+
+RETURN = r"""
+sha256:
+  description: SHA-256 fingerprint of the key now in place (or that would be, in check mode).
+  returned: always
+  type: str
+size:
+  description: Length of the key in bytes.
+  returned: always
+  type: int
+generated:
+  description: Whether a new key was created.
+  returned: always
+  type: bool
+content_b64:
+  description: The key, base64-encoded.
+  returned: when O(return_content=true)
+  type: str
+"""
+
+import base64
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpufleet.cluster.plugins.module_utils.munge_key import (
+    KEY_MAX_BYTES,
+    KEY_MIN_BYTES,
+    MungeKeyError,
+    check_length,
+    decode_key,
+    describe,
+    fingerprint,
+    key_file_problems,
+    new_key,
+)
+
+ARGUMENT_SPEC = {
+    "path": {"type": "path", "default": "/etc/munge/munge.key"},
+    "content_b64": {"type": "str", "no_log": True},
+    "generate": {"type": "bool", "default": False},
+    "size": {"type": "int", "default": 1024},
+    "owner": {"type": "str", "default": "munge"},
+    "group": {"type": "str", "default": "munge"},
+    "mode": {"type": "str", "default": "0400"},
+    "return_content": {"type": "bool", "default": False},
+}
+
+
+def _summary(info):
+    if info is None:
+        return "(no key)\n"
+    return f"sha256={info['sha256']} size={info['size']} mode={info['mode']} uid={info['uid']} gid={info['gid']}\n"
+
+
+def run_module(module: AnsibleModule) -> dict:
+    params = module.params
+    path = params["path"]
+    current = None
+    if os.path.exists(path):
+        try:
+            with open(path, "rb") as fh:
+                current = fh.read(KEY_MAX_BYTES + 1)
+        except OSError as exc:
+            module.fail_json(msg=f"reading the munge key {path} failed: {exc}")
+    current_ok = current is not None and KEY_MIN_BYTES <= len(current) <= KEY_MAX_BYTES
+
+    generated = False
+    try:
+        if params["content_b64"]:
+            wanted = decode_key(params["content_b64"])
+        elif params["generate"]:
+            check_length(params["size"])
+            if current is not None and len(current) == params["size"]:
+                wanted = current
+            else:
+                wanted = new_key(params["size"])
+                generated = True
+        elif current_ok:
+            wanted = current
+        else:
+            why = "; ".join(key_file_problems(path))
+            module.fail_json(msg=f"checking the munge key {path}: munged would refuse it: {why}; "
+                                 "give content_b64 or generate: true")
+    except MungeKeyError as exc:
+        module.fail_json(msg=f"setting the munge key {path}: {exc}")
+
+    before = describe(path)
+    changed = wanted != current
+    if changed and not module.check_mode:
+        directory = os.path.dirname(path) or "."
+        try:
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".munge.key.")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(wanted)
+            os.chmod(tmp, 0o400)
+        except OSError as exc:
+            module.fail_json(msg=f"writing the munge key to {directory} failed: {exc}")
+        module.atomic_move(tmp, path)
+    file_args = module.load_file_common_arguments(params)
+    file_args["path"] = path
+    if os.path.exists(path):  # in check mode a key not yet written has no attributes to compare
+        changed = module.set_fs_attributes_if_different(file_args, changed)
+    if module.check_mode:
+        after = {"sha256": fingerprint(wanted), "size": len(wanted), "mode": params["mode"],
+                 "uid": params["owner"], "gid": params["group"]}
+    else:
+        after = describe(path)
+    result = {
+        "changed": changed,
+        "sha256": fingerprint(wanted),
+        "size": len(wanted),
+        "generated": generated,
+        "diff": {"before": _summary(before), "after": _summary(after)},
+    }
+    if params["return_content"]:
+        result["content_b64"] = base64.b64encode(wanted).decode("ascii")
+    return result
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.exit_json(**run_module(module))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""gpufleet.cluster.munge_key: generate once, distribute byte for byte, refuse what munged refuses."""
+import base64
+import grp
+import hashlib
+import os
+import pwd
+import stat
+
+import pytest
+import yaml
+from ansible_collections.gpufleet.cluster.plugins.module_utils import munge_key as core
+from ansible_collections.gpufleet.cluster.plugins.modules import munge_key as module
+
+ME = pwd.getpwuid(os.getuid()).pw_name
+MY_GROUP = grp.getgrgid(os.getgid()).gr_name
+
+
+@pytest.fixture
+def args(tmp_path):
+    return {"path": str(tmp_path / "munge.key"), "owner": ME, "group": MY_GROUP}
+
+
+def test_generate_once_then_keep(run_main, args):
+    first = run_main(module, dict(args, generate=True, return_content=True))
+    key = open(args["path"], "rb").read()
+    assert first["changed"] is True and first["generated"] is True
+    assert len(key) == 1024 and first["size"] == 1024
+    assert first["sha256"] == hashlib.sha256(key).hexdigest()
+    assert base64.b64decode(first["content_b64"]) == key
+    assert stat.S_IMODE(os.stat(args["path"]).st_mode) == 0o400
+    second = run_main(module, dict(args, generate=True))
+    assert second["changed"] is False and second["generated"] is False
+    assert open(args["path"], "rb").read() == key  # an existing valid key is never replaced
+    assert "content_b64" not in second
+
+
+def test_generate_replaces_a_package_default_key(run_main, args):
+    with open(args["path"], "wb") as fh:
+        fh.write(b"p" * 128)  # what Debian's munge package leaves: a node-local 128-byte key
+    result = run_main(module, dict(args, generate=True))
+    assert result["changed"] is True and result["generated"] is True
+    assert len(open(args["path"], "rb").read()) == 1024
+
+
+def test_distribute_byte_for_byte_including_non_utf8(run_main, args):
+    key = bytes(range(256)) * 4  # every byte value, 1024 bytes
+    result = run_main(module, dict(args, content_b64=base64.b64encode(key).decode()))
+    assert result["changed"] is True and open(args["path"], "rb").read() == key
+    again = run_main(module, dict(args, content_b64=base64.b64encode(key).decode()))
+    assert again["changed"] is False
+
+
+def test_replaces_a_different_key_and_diff_shows_no_secret(run_main, args):
+    old, new = b"a" * 64, b"b" * 64
+    with open(args["path"], "wb") as fh:
+        fh.write(old)
+    os.chmod(args["path"], 0o400)
+    result = run_main(module, dict(args, content_b64=base64.b64encode(new).decode(), _ansible_diff=True))
+    assert result["changed"] is True
+    assert hashlib.sha256(old).hexdigest() in result["diff"]["before"]
+    assert hashlib.sha256(new).hexdigest() in result["diff"]["after"]
+    assert "YWFh" not in str(result) and "YmJi" not in str(result)  # neither key's base64 leaks
+
+
+def test_check_mode_writes_nothing(run_main, args):
+    result = run_main(module, dict(args, generate=True, _ansible_check_mode=True, _ansible_diff=True))
+    assert result["changed"] is True and not os.path.exists(args["path"])
+    assert result["diff"]["before"] == "(no key)\n" and "size=1024 mode=0400" in result["diff"]["after"]
+
+
+def test_check_mode_reports_a_loose_mode(run_main, args):
+    with open(args["path"], "wb") as fh:
+        fh.write(b"k" * 128)
+    os.chmod(args["path"], 0o644)
+    result = run_main(module, dict(args, _ansible_check_mode=True))
+    assert result["changed"] is True and stat.S_IMODE(os.stat(args["path"]).st_mode) == 0o644
+    fixed = run_main(module, args)
+    assert fixed["changed"] is True and stat.S_IMODE(os.stat(args["path"]).st_mode) == 0o400
+
+
+@pytest.mark.parametrize("content,why", [
+    (None, "does not exist"),
+    (b"short", "holds 5 bytes"),
+])
+def test_check_only_refuses_missing_or_bad_keys(run_main, args, content, why):
+    if content is not None:
+        with open(args["path"], "wb") as fh:
+            fh.write(content)
+    result = run_main(module, args)
+    assert result["failed"] is True and why in result["msg"] and "munged would refuse it" in result["msg"]
+
+
+@pytest.mark.parametrize("content_b64,why", [
+    ("not base64!", "not valid base64"),
+    (base64.b64encode(b"x" * 31).decode(), "31 bytes is outside"),
+    (base64.b64encode(b"x" * 1025).decode(), "1025 bytes is outside"),
+])
+def test_bad_content_is_refused_before_writing(run_main, args, content_b64, why):
+    result = run_main(module, dict(args, content_b64=content_b64))
+    assert result["failed"] is True and why in result["msg"] and not os.path.exists(args["path"])
+
+
+def test_key_file_problems(tmp_path):
+    path = tmp_path / "k"
+    assert core.key_file_problems(str(path)) == [f"{path} does not exist"]
+    path.write_bytes(b"x" * 40)
+    os.chmod(path, 0o640)
+    assert core.key_file_problems(str(path)) == [
+        f"{path} has mode 0640: munged refuses a key group or others can access"]
+    os.chmod(path, 0o600)
+    assert core.key_file_problems(str(path)) == []
+    path.write_bytes(b"x" * 2000)
+    assert "holds 2000 bytes" in core.key_file_problems(str(path))[0]
+
+
+def test_documentation_matches_argument_spec():
+    options = yaml.safe_load(module.DOCUMENTATION)["options"]
+    assert set(options) == set(module.ARGUMENT_SPEC)
+    for name, spec in module.ARGUMENT_SPEC.items():
+        assert options[name]["type"] == spec["type"], name
+        assert options[name].get("default") == spec.get("default"), name
+    assert module.ARGUMENT_SPEC["content_b64"]["no_log"] is True
