@@ -12,7 +12,7 @@ mkdir -p "$logs"
 cleanup() { python3 "$root/lab/lab.py" down --name "$name" --inventory "$inv" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
-python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes "${E2E_COMPUTES:-2}"
+python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes "${E2E_COMPUTES:-2}" --controllers 2
 cd "$root"
 play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
 
@@ -24,17 +24,26 @@ echo "== check mode"
 play --check --diff >"$logs/check.log" 2>&1 || { tail -50 "$logs/check.log"; exit 1; }
 python3 tests/e2e/summarise.py "$logs/converge.log" "$logs/rerun.log" "$logs/check.log"
 
-echo "== bad input is refused in preflight, before any change"
+echo "== bad input is refused in preflight, before any change (Slurm cases: the Slurm layer alone)"
 refused() {  # refused EXPECTED_TEXT -e ...
   local expect=$1; shift
   if play "$@" >"$logs/refused.log" 2>&1; then echo "accepted bad input: $*"; exit 1; fi
-  grep -q -- "$expect" "$logs/refused.log" || { echo "refusal of $* did not say '$expect'"; tail -20 "$logs/refused.log"; exit 1; }
+  grep -qF -- "$expect" "$logs/refused.log" || { echo "refusal of $* did not say '$expect'"; tail -20 "$logs/refused.log"; exit 1; }
   ! grep -E "changed=[1-9]" "$logs/refused.log" || { echo "bad input $* changed something"; exit 1; }
   echo "refused: $* -> '$expect'"
 }
 refused "gc_thresh1 must cover every neighbour" -e common_neigh_gc_thresh1=2
 refused "Writing higher limits would make pam_limits refuse every login" -e common_nofile_limit=1048576
 refused "would have no usable time configuration" -e '{"common_chrony_servers": [], "common_chrony_local_stratum": 0}'
+refused "PriorityDecayType" --tags slurm -e '{"slurm_conf_extra": {"PriorityDecayType": "exponential"}}'
+refused "MaxConcurrentJobs" --tags slurm -e '{"slurm_conf_extra": {"MaxConcurrentJobs": 100}}'
+refused "partition gpu references node(s) gpu[03-09] that have no NodeName line" --tags slurm -e '{"slurm_partitions": [{"name": "gpu", "nodes": "gpu[01-09]", "default": true}]}'
+refused "lacks /dev/nvidia8" --tags slurm -e slurm_gpu_count=9
+refused "slurm_db_password (from the vault)" --tags slurm -e slurm_db_password=
 
 echo "== the cluster, seen from its nodes"
-pytest -q -p no:cacheprovider tests/e2e/test_lab.py --ansible-inventory "$inv/hosts.yml" --connection ansible
+pytest -q -p no:cacheprovider tests/e2e/test_lab.py tests/e2e/test_slurm.py --ansible-inventory "$inv/hosts.yml" --connection ansible
+
+echo "== fail-over: stop the primary controller's container"
+podman stop -t 5 "$name-head" >/dev/null
+pytest -q -p no:cacheprovider tests/e2e/test_slurm_failover.py --ansible-inventory "$inv/hosts.yml"

@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Slurm in the converged lab, with real daemons and real jobs (run by tests/e2e/run.sh)."""
+import time
+
+import pytest
+import testinfra
+import testinfra.utils.ansible_runner
+
+
+@pytest.fixture(scope="module")
+def lab(request):
+    inventory = request.config.option.ansible_inventory
+    runner = testinfra.utils.ansible_runner.AnsibleRunner(inventory)
+
+    def node(name):
+        return testinfra.get_host(f"ansible://{name}", ansible_inventory=inventory)
+
+    return {
+        "computes": runner.get_hosts("gpu_nodes"),
+        "controllers": runner.get_hosts("slurm_controller"),
+        "login": node(runner.get_hosts("login_nodes")[0]),
+        "all": [node(h) for h in runner.get_hosts("cluster")],
+        "node": node,
+    }
+
+
+def _until(what, check, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
+        time.sleep(2)
+
+
+def test_every_compute_node_is_idle(lab):
+    def idle():
+        out = lab["login"].check_output("sinfo --noheader --Node --format '%N %t'")
+        states = dict(line.split() for line in out.splitlines())
+        return states if set(states) == set(lab["computes"]) and set(states.values()) == {"idle"} else None
+    _until("every compute node idle", idle)
+
+
+def test_srun_reaches_every_node(lab):
+    n = len(lab["computes"])
+    out = lab["login"].check_output(f"srun --nodes={n} --ntasks-per-node=1 hostname")
+    assert sorted(out.split()) == sorted(lab["computes"])
+
+
+def test_batch_job_is_accounted_in_mariadb(lab):
+    job = lab["login"].check_output("sbatch --parsable --wrap 'hostname'").split(";")[0]
+
+    def done():
+        out = lab["login"].check_output(f"sacct --noheader --parsable2 --jobs {job} --format JobID,State,ExitCode")
+        rows = [r.split("|") for r in out.splitlines()]
+        return rows if rows and rows[0][0] == job and rows[0][1] == "COMPLETED" else None
+    rows = _until(f"job {job} COMPLETED in sacct", done)
+    assert rows[0][2] == "0:0"
+
+
+def test_nodes_carry_the_gpu_gres(lab):
+    for name in lab["computes"]:
+        out = lab["login"].check_output(f"scontrol show node {name}")
+        assert "Gres=gpu:h100:8" in out and "gres/gpu=8" in out
+
+
+def test_gres_request_sets_cuda_visible_devices(lab):
+    out = lab["login"].check_output("srun --gres=gpu:h100:2 printenv CUDA_VISIBLE_DEVICES")
+    assert out.strip() == "0,1"
+
+
+def test_one_munge_key_everywhere_and_secrets_locked(lab):
+    sums = set()
+    for host in lab["all"]:
+        key = host.file("/etc/munge/munge.key")
+        assert key.user == "munge" and key.mode == 0o400 and key.size == 1024
+        sums.add(host.check_output("sha256sum /etc/munge/munge.key").split()[0])
+    assert len(sums) == 1
+    dbd = lab["node"](lab["controllers"][0])
+    conf = dbd.file("/etc/slurm/slurmdbd.conf")
+    assert conf.user == "slurm" and conf.mode == 0o600
+
+
+def test_munge_credentials_cross_nodes(lab):
+    cred = lab["login"].check_output("munge -n")
+    other = lab["node"](lab["computes"][-1])
+    assert other.run(f"echo '{cred}' | unmunge").rc == 0
+
+
+def test_slurmd_parses_the_written_files(lab):
+    compute = lab["node"](lab["computes"][0])
+    assert compute.run(f"slurmd -G -f /etc/slurm/slurm.conf -N {lab['computes'][0]}").rc == 0
