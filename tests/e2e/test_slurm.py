@@ -3,6 +3,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Slurm in the converged lab, with real daemons and real jobs (run by tests/e2e/run.sh)."""
+import base64
+import os
+import re
 import time
 
 import pytest
@@ -94,3 +97,37 @@ def test_munge_credentials_cross_nodes(lab):
 def test_slurmd_parses_the_written_files(lab):
     compute = lab["node"](lab["computes"][0])
     assert compute.run(f"slurmd -G -f /etc/slurm/slurm.conf -N {lab['computes'][0]}").rc == 0
+
+
+REFERENCE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "reference", "outputs", "nvidia-smi",
+                         "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
+
+
+def test_gpu_health_check_says_stand_ins_explicitly(lab):
+    name = lab["computes"][0]
+    out = lab["node"](name).run("/usr/local/sbin/gpufleet-gpu-health")
+    assert out.rc == 0
+    assert f"gpufleet-gpu-health: {name}: 8 stand-in GPU devices, no NVIDIA driver: nothing to check (lab)" in \
+        out.stdout + out.stderr
+
+
+def test_sick_gpu_drains_its_node_with_the_reason(lab):
+    if not os.path.exists(REFERENCE):
+        pytest.skip("shared/reference is not beside this checkout")
+    name = lab["computes"][-1]
+    node = lab["node"](name)
+    text = open(REFERENCE, encoding="utf-8").read()
+    # The recorded healthy output of an 8x H100 node, with 2 volatile uncorrectable DRAM errors on its 4th GPU.
+    gpus = [m.start() for m in re.finditer(r"^GPU 0000", text, re.M)]
+    at = gpus[3]
+    sick = text[:at] + text[at:].replace("DRAM Uncorrectable            : 0", "DRAM Uncorrectable            : 2", 1)
+    payload = base64.b64encode(sick.encode()).decode()
+    node.check_output(f"echo {payload} | base64 -d > /tmp/nvidia-smi-q.sick.txt")
+    result = node.run(f"/usr/local/sbin/gpufleet-gpu-health --from-file /tmp/nvidia-smi-q.sick.txt --node {name}")
+    assert result.rc == 1
+    try:
+        shown = lab["login"].check_output(f"scontrol show node {name}")
+        assert "DRAIN" in shown
+        assert re.search(r"Reason=gpu-health: GPU 3 \(0000:86:00.0\): 2 volatile uncorrectable ECC errors", shown), shown
+    finally:
+        lab["login"].run(f"scontrol update NodeName={name} State=RESUME")

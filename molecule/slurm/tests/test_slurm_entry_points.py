@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The slurm role's entry points, each read from its node: controller + accounting, compute, login."""
+import os
+
+import pytest
+import testinfra
+import testinfra.utils.ansible_runner
+
+_RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
+testinfra_hosts = [f"podman://{h}" for h in _RUNNER.get_hosts("all")]
+
+
+def _role(host):
+    return host.check_output("hostname").replace("molecule-slurm-", "")
+
+
+def _node(name):
+    return testinfra.get_host(f"podman://molecule-slurm-{name}")
+
+
+def test_munge_runs_with_the_cluster_key(host):
+    assert host.service("munge").is_running
+    # The running munged uses the cluster's key: a credential made here decodes on the head node.
+    cred = host.check_output("munge -n")
+    assert _node("head").run(f"echo '{cred}' | unmunge").rc == 0
+    key = host.file("/etc/munge/munge.key")
+    assert key.user == "munge" and key.mode == 0o400 and key.size == 1024
+    head_key = _node("head").check_output("sha256sum /etc/munge/munge.key").split()[0]
+    assert host.check_output("sha256sum /etc/munge/munge.key").split()[0] == head_key
+
+
+def test_same_slurm_conf_everywhere(host):
+    text = host.file("/etc/slurm/slurm.conf").content_string
+    assert text.startswith("#") and "ClusterName=molecule" in text
+    assert "SlurmctldHost=molecule-slurm-head(" in text and "Include /etc/slurm/nodes.conf" in text
+    assert "PriorityWeightFairshare=10000" in text and "PreemptType=preempt/qos" in text
+    assert host.check_output("sha256sum /etc/slurm/slurm.conf").split()[0] == \
+        _node("head").check_output("sha256sum /etc/slurm/slurm.conf").split()[0]
+    nodes = host.file("/etc/slurm/nodes.conf").content_string
+    assert "NodeName=molecule-slurm-gpu01 CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1024 " \
+           "Gres=gpu:h100:8" in nodes
+    assert "PartitionName=gpu Nodes=molecule-slurm-gpu01 Default=YES" in nodes
+
+
+def test_controller_and_accounting(host):
+    if _role(host) != "head":
+        pytest.skip("controller and accounting entry points live on head")
+    for service in ("slurmctld", "slurmdbd", "mariadb"):
+        assert host.service(service).is_running and host.service(service).is_enabled
+    state = host.file("/var/lib/slurm/slurmctld")
+    assert state.is_directory and state.user == "slurm" and state.mode == 0o750
+    dbd = host.file("/etc/slurm/slurmdbd.conf")
+    assert dbd.user == "slurm" and dbd.mode == 0o600 and "StoragePass=" in dbd.content_string
+    assert host.check_output("sacctmgr --noheader --parsable2 list cluster format=cluster") == "molecule"
+    assert host.socket("tcp://0.0.0.0:6817").is_listening and host.socket("tcp://0.0.0.0:6819").is_listening
+    limits = host.file("/etc/systemd/system/slurmctld.service.d/gpufleet-limits.conf").content_string
+    assert "LimitNOFILE=20000" in limits and "containers cannot raise" in limits
+
+
+def test_compute(host):
+    if _role(host) != "gpu01":
+        pytest.skip("compute entry point lives on gpu01")
+    assert host.service("slurmd").is_running and host.service("slurmd").is_enabled
+    assert "NodeName=molecule-slurm-gpu01 Name=gpu Type=h100 File=/dev/nvidia[0-7]" in \
+        host.file("/etc/slurm/gres.conf").content_string
+    cgroup = host.file("/etc/slurm/cgroup.conf").content_string
+    assert "ConstrainDevices=YES" in cgroup and "CgroupPlugin=autodetect" in cgroup
+    assert host.run("slurmd -G -f /etc/slurm/slurm.conf -N molecule-slurm-gpu01").rc == 0
+    assert not host.package("slurmctld").is_installed and not host.package("mariadb-server").is_installed
+
+
+def test_login_has_only_the_clients(host):
+    if _role(host) != "login01":
+        pytest.skip("login entry point lives on login01")
+    assert host.package("slurm-client").is_installed
+    for package in ("slurmd", "slurmctld", "slurmdbd"):
+        assert not host.package(package).is_installed
+    out = host.check_output("sinfo --noheader --Node --format '%N %t'")
+    assert out.split()[0] == "molecule-slurm-gpu01"
