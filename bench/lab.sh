@@ -3,18 +3,10 @@
 # idempotent re-run for the default lab (2 GPU nodes) and for 8 GPU nodes.
 #   make deps && bench/lab.sh [--no-cold]      results: bench/results/lab-<UTC time>.txt
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-export PATH=$root/.venv/bin:$PATH CONTAINERS_CONF=$root/lab/containers.conf ANSIBLE_CONFIG=$root/ansible.cfg
-name=gpufleet-bench
-inv=$root/.build/bench-inventory
-mkdir -p bench/results .build
-out=bench/results/lab-$(date -u +%Y%m%dT%H%M%SZ).txt
-trap 'python3 lab/lab.py down --name $name --inventory $inv >/dev/null 2>&1 || true' EXIT
-secs() { local t0; t0=$(date +%s.%N); "$@" >>"$out.log" 2>&1; python3 -c "print($(date +%s.%N) - $t0)"; }
-row() { printf '| %s | %.1f s |\n' "$1" "$2" | tee -a "$out"; }
+# shellcheck source=bench/lab-common.sh
+. "$(dirname "$0")/lab-common.sh"
+bench_setup lab
 
-echo "# $(date -u) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB" | tee "$out"
 if [ "${1:-}" != "--no-cold" ]; then
   row "image build, cold (debootstrap + import + layer)" "$(secs python3 lab/lab.py images --force)"
 fi

@@ -44,6 +44,15 @@ refused "slurm_db_password (from the vault)" --tags slurm -e slurm_db_password=
 echo "== the cluster, seen from its nodes"
 pytest -q -p no:cacheprovider tests/e2e/test_lab.py tests/e2e/test_slurm.py --ansible-inventory "$inv/hosts.yml" --connection ansible
 
+echo "== a GPU node added to the inventory joins; a job running elsewhere keeps running"
+job=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command \
+        -a "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'" | sed -n 's/.*(stdout) \([0-9]*\).*/\1/p')
+[ -n "$job" ] || { echo "could not submit the long job"; exit 1; }
+computes=${E2E_COMPUTES:-2}
+python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes $((computes + 1)) --controllers 2
+play >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
+E2E_JOB_ID=$job pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
+
 echo "== fail-over: stop the primary controller's container"
 podman stop -t 5 "$name-head" >/dev/null
 pytest -q -p no:cacheprovider tests/e2e/test_slurm_failover.py --ansible-inventory "$inv/hosts.yml"
