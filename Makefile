@@ -75,7 +75,7 @@ test-all: lint sanity unit plan molecule e2e
 lint: venv
 	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the
 	@# checkout is what gets linted.
-	rm -rf .ansible/collections/ansible_collections/gpufleet
+	rm -rf .ansible/collections/ansible_collections/gpufleet $(STALE_COPY)
 	ansible-lint
 	antsibull-changelog lint
 	$(PY) docs/tools/role_docs.py --check
@@ -100,10 +100,14 @@ unit: venv
 	pytest tests/unit
 
 molecule: venv images
+	@rm -rf $(STALE_COPY)
 	@for s in $(MOLECULE_SCENARIOS); do echo "== molecule scenario $$s"; molecule test -s $$s || exit 1; done
 
 e2e: venv images
 	tests/e2e/run.sh $(E2E_NAME) $(E2E_INV)
+
+# A copy of this collection that an older molecule prerun installed; ansible searches it before the checkout.
+STALE_COPY := $(HOME)/.ansible/collections/ansible_collections/gpufleet
 
 test-clean:
 	-@$(LAB) down --name $(E2E_NAME) --inventory $(E2E_INV) >/dev/null 2>&1 || true

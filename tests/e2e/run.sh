@@ -53,6 +53,13 @@ python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes $((co
 play >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
 E2E_JOB_ID=$job pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
 
+echo "== the database password is rotated (a new vault value): slurmdbd follows before accounting is read"
+play --tags slurm -e "slurm_db_password=rotated-e2e-$RANDOM$RANDOM" >"$logs/rotate.log" 2>&1 || { tail -50 "$logs/rotate.log"; exit 1; }
+grep -q "changed: \[head\]" "$logs/rotate.log" || { echo "the rotation changed nothing on head"; exit 1; }
+ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "sacctmgr --noheader list cluster format=cluster" \
+  >"$logs/rotate-check.log" 2>&1 || { echo "accounting does not answer after the rotation"; cat "$logs/rotate-check.log"; exit 1; }
+echo "accounting answers after the rotation: $(sed -n 's/.*(stdout) //p' "$logs/rotate-check.log")"
+
 echo "== fail-over: stop the primary controller's container"
 podman stop -t 5 "$name-head" >/dev/null
 pytest -q -p no:cacheprovider tests/e2e/test_slurm_failover.py --ansible-inventory "$inv/hosts.yml"

@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The slurm role's entry points, each read from its node: controller + accounting, compute, login."""
 import os
+import re
 
 import pytest
 import testinfra
@@ -80,3 +81,18 @@ def test_login_has_only_the_clients(host):
         assert not host.package(package).is_installed
     out = host.check_output("sinfo --noheader --Node --format '%N %t'")
     assert out.split()[0] == "molecule-slurm-gpu01"
+
+
+def test_login_installed_from_the_sites_mirror(host):
+    if _role(host) != "login01":
+        pytest.skip("the repository install path is taken on login01")
+    source = host.file("/etc/apt/sources.list.d/site-slurm-mirror.sources").content_string
+    assert "URIs: file:/srv/slurm-mirror" in source and "Suites: ./" in source
+    assert "Signed-By: /srv/slurm-mirror/mirror-key.gpg" in source and "Components" not in source
+    # apt trusts the signed mirror and offers the installed client from it.
+    policy = host.check_output("apt-cache policy slurm-client")
+    installed = policy.split("Installed: ")[1].split()[0]
+    assert installed.startswith("22.05.")
+    # The sources offering the installed version: the indented lines under " *** <version> <priority>".
+    offered = re.search(r"\*\*\* " + re.escape(installed) + r" \d+\n((?: {8}.*\n?)+)", policy).group(1)
+    assert "file:/srv/slurm-mirror ./ Packages" in offered

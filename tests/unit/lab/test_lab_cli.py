@@ -73,6 +73,18 @@ def test_inventory_describes_groups(tmp_path):
     assert (tmp_path / "inv" / "group_vars" / "all" / "lab.yml").exists()
 
 
+def test_a_second_up_keeps_the_labs_secrets(tmp_path):
+    """Growing a lab (`up --computes 3` after 2) must not rotate the database password under slurmdbd."""
+    secrets_path = tmp_path / "inv" / "group_vars" / "all" / "lab_secrets.yml"
+    lab.write_inventory("t", lab.plan_nodes("t", computes=2, logins=1), "/key", str(tmp_path / "inv"))
+    first = secrets_path.read_text()
+    assert oct(secrets_path.stat().st_mode & 0o777) == "0o600"
+    lab.write_inventory("t", lab.plan_nodes("t", computes=3, logins=1), "/key", str(tmp_path / "inv"))
+    assert secrets_path.read_text() == first
+    assert oct(secrets_path.stat().st_mode & 0o777) == "0o600"
+    assert yaml.safe_load(first)["slurm_db_password"]
+
+
 def test_recipe_hash_follows_the_mirror(monkeypatch):
     debian = lab.DISTROS["debian12"]
     monkeypatch.setenv("LAB_DEBIAN_MIRROR", "http://a.invalid/debian")

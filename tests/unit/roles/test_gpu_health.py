@@ -10,8 +10,6 @@ recorder and every argv is asserted.
 """
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -21,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from script_loader import ROOT, Recorder, load_script
+
 SCRIPT = os.path.join(ROOT, "roles", "slurm", "files", "gpufleet-gpu-health")
 OUTPUTS = os.path.join(ROOT, "..", "shared", "reference", "outputs")
 H100 = os.path.join(OUTPUTS, "nvidia-smi", "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
@@ -33,16 +32,7 @@ if not os.path.isdir(OUTPUTS):
     pytest.skip("reference outputs not beside the checkout", allow_module_level=True)
 
 
-def _load():
-    loader = importlib.machinery.SourceFileLoader("gpufleet_gpu_health", SCRIPT)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[loader.name] = module  # dataclasses look their module up by name
-    loader.exec_module(module)
-    return module
-
-
-gh = _load()
+gh = load_script("gpufleet_gpu_health", "roles", "slurm", "files", "gpufleet-gpu-health")
 
 with open(H100, encoding="utf-8") as _handle:
     RECORDED = _handle.read()
@@ -67,30 +57,12 @@ def drop_gpu(text: str, bus: str) -> str:
     return text[:start] + ("" if end < 0 else text[end + 1:])
 
 
-class Recorder:
-    """Stands in for subprocess.run: records argv, answers from a table keyed by argv[1] or argv[-1]."""
-
-    def __init__(self, answers=None):
-        self.calls = []
-        self.answers = answers or {}
-
-    def __call__(self, argv, **kwargs):
-        self.calls.append((list(argv), kwargs.get("timeout")))
-        answer = self.answers.get(argv[1], self.answers.get(argv[-1], (0, "", "")))
-        if isinstance(answer, BaseException):
-            raise answer
-        return subprocess.CompletedProcess(argv, answer[0], answer[1], answer[2])
-
-    @property
-    def argvs(self):
-        return [argv for argv, _timeout in self.calls]
-
-
 @pytest.fixture
 def run(monkeypatch):
     recorder = Recorder({"show": (0, SHOW_NODE_TEXT.replace("a256-t4-01", "gpu01"), "")})
     monkeypatch.setattr(gh.subprocess, "run", recorder)
     monkeypatch.delenv("SLURMD_NODENAME", raising=False)
+    monkeypatch.delenv("SLURM_SCRIPT_CONTEXT", raising=False)
     return recorder
 
 
@@ -397,6 +369,16 @@ def test_epilog_exits_zero_once_drained_and_one_when_the_drain_fails(tmp_path, c
     assert check(tmp_path, config, text, "--epilog") == 0
     run.answers["update"] = (1, "", "slurm_update error: Invalid node name specified\n")
     assert check(tmp_path, config, text, "--epilog") == 1
+
+
+def test_slurmd_epilog_context_acts_as_epilog(tmp_path, config, run, monkeypatch):
+    """slurm.conf names the script itself as Epilog: slurmd's SLURM_SCRIPT_CONTEXT turns --epilog on."""
+    text = _dram_ue(RECORDED, "86:00.0", 2)
+    monkeypatch.setenv("SLURM_SCRIPT_CONTEXT", "prolog_slurmd")
+    assert check(tmp_path, config, text) == 1
+    monkeypatch.setenv("SLURM_SCRIPT_CONTEXT", "epilog_slurmd")
+    assert check(tmp_path, config, text) == 0
+    assert run.argvs[-1] == update_argv("gpu-health: GPU 3 (0000:86:00.0): 2 volatile uncorrectable ECC errors")
 
 
 def test_node_name_comes_from_slurmd(tmp_path, config, run, monkeypatch, capsys):
