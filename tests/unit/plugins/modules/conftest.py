@@ -8,6 +8,8 @@ import io
 import json
 
 import pytest
+from ansible.module_utils import _internal as ansible_internal
+from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
 
@@ -19,4 +21,19 @@ def run_main():
         with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
             module.main()
         return json.loads(out.getvalue())
+    return _run
+
+
+@pytest.fixture
+def run_main_warned(run_main, monkeypatch):
+    """run_main with warnings returned in the result as on a managed node, and forgotten between runs.
+
+    AnsibleModule keeps warnings in a global, and sends them to the display instead once a test in the
+    same process has loaded controller code; both would make warnings depend on test order.
+    """
+    monkeypatch.setattr(ansible_internal, "is_controller", False)
+
+    def _run(mod, task):
+        ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
+        return run_main(mod, task)
     return _run
