@@ -1,0 +1,129 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the dcgm role leaves on a lab GPU node (no NVIDIA repository, no GPU), read from the node itself."""
+import os
+import re
+
+import pytest
+import testinfra.utils.ansible_runner
+
+_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
+testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("all")]
+
+CSV = "/etc/dcgm-exporter/gpufleet-counters.csv"
+EXPORTER_UNIT = "/etc/systemd/system/nvidia-dcgm-exporter.service"
+HEALTH_UNIT = "/etc/systemd/system/gpufleet-dcgm-health-watches.service"
+# The role's default list has 32 metrics; the scenario adds 2.
+DEFAULT_COUNT, EXTRA_COUNT = 32, 2
+
+
+def _rows(text):
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_counters_file_mode_and_header(host):
+    csv = host.file(CSV)
+    assert csv.user == "root" and csv.group == "root" and csv.mode == 0o644
+    text = csv.content_string
+    assert text.startswith("#")  # ansible_managed
+    assert "# Format\n" in text and "# DCGM FIELD, Prometheus metric type, help message\n" in text
+    assert f"# dcgm-exporter's metrics ({DEFAULT_COUNT + EXTRA_COUNT}):" in text
+    directory = host.file("/etc/dcgm-exporter")
+    assert directory.is_directory and directory.mode == 0o755
+
+
+def test_counters_file_has_default_and_extra_metrics_in_order(host):
+    text = host.file(CSV).content_string
+    rows = _rows(text)
+    assert len(rows) == DEFAULT_COUNT + EXTRA_COUNT
+    # Names padded to the longest (DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS, 39 characters) + comma + one space.
+    assert "DCGM_FI_DEV_GPU_UTIL,                    gauge,   GPU utilisation (in %).\n" in text
+    assert "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL,           counter, " in text
+    assert "DCGM_FI_DRIVER_VERSION,                  label,   Driver version.\n" in text
+    assert "DCGM_FI_PROF_PIPE_FP64_ACTIVE,           gauge,   Ratio of cycles the FP64 pipes are active.\n" in text
+    # The extra metrics come last, under their own heading.
+    assert text.index("# dcgm_exporter_extra_metrics\n") > text.index("DCGM_FI_DRIVER_VERSION,")
+    assert rows[-1].startswith("DCGM_FI_PROF_PIPE_FP64_ACTIVE,")
+    assert rows[-2].startswith("DCGM_FI_DEV_PCIE_LINK_GEN,")
+
+
+def test_counters_file_reads_as_dcgm_exporter_reads_it(host):
+    names = []
+    for row in _rows(host.file(CSV).content_string):
+        fields = [field.strip() for field in row.split(",")]
+        assert len(fields) == 3, row
+        name, kind, text = fields
+        assert re.match(r"^DCGM_FI_[A-Z0-9_]+$", name) and kind in ("gauge", "counter", "label") and text
+        names.append(name)
+    assert len(names) == len(set(names))
+    for wanted in ("DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_TEMP",
+                   "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_XID_ERRORS",
+                   "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+                   "DCGM_FI_DEV_ROW_REMAP_PENDING", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                   "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "DCGM_FI_PROF_SM_ACTIVE",
+                   "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE"):
+        assert wanted in names
+
+
+def test_exporter_user_and_group(host):
+    user = host.user("dcgm-exporter")
+    assert user.exists and user.group == "dcgm-exporter"
+    assert user.uid < 1000 and user.shell == "/usr/sbin/nologin" and user.home == "/nonexistent"
+    assert not host.file("/nonexistent").exists
+    assert host.group("dcgm-exporter").exists
+
+
+def test_exporter_unit_file(host):
+    unit = host.file(EXPORTER_UNIT)
+    assert unit.user == "root" and unit.mode == 0o644
+    text = unit.content_string
+    assert text.startswith("#")
+    assert "\nUser=dcgm-exporter\nGroup=dcgm-exporter\n" in text
+    assert ("\nExecStart=/usr/bin/dcgm-exporter -f /etc/dcgm-exporter/gpufleet-counters.csv -a :9400 -c 30000 "
+            "-r localhost:5555\n") in text
+    assert "\nWants=nvidia-dcgm.service\n" in text and "\nWantedBy=multi-user.target\n" in text
+    assert "\nPartOf=nvidia-dcgm.service\n" in text  # restarted with the host engine (a DCGM update)
+    # systemd itself reads it: the values it parsed, not the file's text.
+    shown = host.check_output("systemctl show -p User -p LoadState -p UnitFileState nvidia-dcgm-exporter.service")
+    assert "LoadState=loaded" in shown and "User=dcgm-exporter" in shown
+
+
+def test_health_watch_unit_file(host):
+    unit = host.file(HEALTH_UNIT)
+    assert unit.user == "root" and unit.mode == 0o644
+    text = unit.content_string
+    assert "\nBindsTo=nvidia-dcgm.service\nAfter=nvidia-dcgm.service\n" in text
+    assert "\nType=oneshot\nRemainAfterExit=yes\n" in text
+    assert "\nExecStart=/usr/bin/dcgmi health --host localhost:5555 -s a\n" in text
+    assert "\nWantedBy=nvidia-dcgm.service\n" in text
+    assert "LoadState=loaded" in host.check_output("systemctl show -p LoadState gpufleet-dcgm-health-watches.service")
+
+
+@pytest.mark.parametrize("unit, binary, expected", [
+    (EXPORTER_UNIT, "/usr/bin/dcgm-exporter", []),
+    # BindsTo= is a hard dependency: without the DCGM package its nvidia-dcgm.service is missing too.
+    (HEALTH_UNIT, "/usr/bin/dcgmi",
+     ["gpufleet-dcgm-health-watches.service: Failed to create gpufleet-dcgm-health-watches.service/start: "
+      "Unit nvidia-dcgm.service not found."]),
+])
+def test_units_verify_apart_from_what_the_missing_packages_bring(host, unit, binary, expected):
+    # systemd-analyze reads the unit as systemd would; the only complaints allowed are the ones the uninstalled
+    # packages explain: the binary, and (health watches) the host engine's unit.
+    result = host.run(f"systemd-analyze verify {unit}")
+    complaints = sorted(line for line in (result.stdout + result.stderr).splitlines() if line.strip())
+    name = os.path.basename(unit)
+    assert complaints == sorted(expected + [f"{name}: Command {binary} is not executable: No such file or directory"])
+
+
+def test_units_not_enabled_without_their_binaries(host):
+    assert not host.file("/usr/bin/dcgm-exporter").exists and not host.file("/usr/bin/dcgmi").exists
+    for unit in ("nvidia-dcgm-exporter.service", "gpufleet-dcgm-health-watches.service"):
+        state = host.run(f"systemctl is-enabled {unit}").stdout.strip()
+        assert state == "disabled", (unit, state)
+        assert not host.service(unit).is_running
+    assert not host.file("/etc/systemd/system/nvidia-dcgm.service.wants").exists
+    # The package's own unit is not there either: nothing was installed.
+    assert not host.package("datacenter-gpu-manager-4-core").is_installed
+    assert host.run("systemctl cat nvidia-dcgm.service").rc != 0
