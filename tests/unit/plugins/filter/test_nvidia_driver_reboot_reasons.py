@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""nvidia_driver_reboot_reasons with the versions Debian 12 ships (bookworm-security's 535.309.01-0+deb12u1,
+contrib's 535.261.03-1, the driver the lab's molecule scenario installs) and NVIDIA's 580 branch."""
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ansible_collections.gpufleet.cluster.plugins.filter.nvidia_driver_reboot_reasons import (
+    FilterModule, nvidia_driver_reboot_reasons,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nvidia_driver_state import upstream_version
+
+BLACKLIST = "/etc/modprobe.d/gpufleet-blacklist-nouveau.conf"
+
+
+def test_the_running_module_is_the_installed_one():
+    assert nvidia_driver_reboot_reasons("535.309.01", "535.309.01-0+deb12u1") == []
+
+
+def test_an_upgrade_without_a_reboot_is_nvmls_mismatch():
+    assert nvidia_driver_reboot_reasons("535.261.03\n", "535.309.01-0+deb12u1") == [
+        "Driver/library version mismatch: the running kernel module is 535.261.03 but the installed libraries are "
+        "535.309.01, so NVML (nvidia-smi, DCGM, Slurm, CUDA) fails until the node boots the new module."]
+
+
+def test_nouveau_holding_the_gpus_needs_a_boot_with_the_blacklist():
+    assert nvidia_driver_reboot_reasons("", "1:580.65.06-1", nouveau_loaded=True) == [
+        "nouveau holds the GPUs, so nvidia 580.65.06 cannot load; it is blacklisted (%s) from the next boot on."
+        % BLACKLIST]
+
+
+@pytest.mark.parametrize("running, installed, nouveau", [
+    ("", "", False),                          # no driver at all (the lab): nothing to boot for
+    ("", "", True),                           # nouveau and no NVIDIA driver installed yet
+    ("", "535.309.01-0+deb12u1", False),      # installed, not loaded, no nouveau: modprobe loads it, no reboot
+    ("535.309.01", "", False),                # loaded, libraries removed: a package problem, not a reboot
+])
+def test_no_reason(running, installed, nouveau):
+    assert nvidia_driver_reboot_reasons(running, installed, nouveau) == []
+
+
+def test_debian_versions_to_upstream():
+    assert [upstream_version(v) for v in ("535.309.01-0+deb12u1", "535.261.03-1", "1:580.65.06-1", "580.65.06", "")] \
+        == ["535.309.01", "535.261.03", "580.65.06", "580.65.06", ""]
+
+
+@pytest.mark.parametrize("args, message", [
+    ((None, "535.309.01"), "running must be a version string"),
+    (("535.309.01", 535), "installed must be a version string"),
+    (("NVRM version: 535", "535.309.01"), "running module version 'NVRM version: 535' is not a driver version"),
+])
+def test_bad_input_is_refused(args, message):
+    with pytest.raises(AnsibleFilterError, match="^gpufleet.cluster.nvidia_driver_reboot_reasons: ") as error:
+        nvidia_driver_reboot_reasons(*args)
+    assert message in str(error.value)
+
+
+def test_nouveau_loaded_must_be_a_bool():
+    with pytest.raises(AnsibleFilterError, match="nouveau_loaded must be true or false"):
+        nvidia_driver_reboot_reasons("", "535.309.01", "yes")
+
+
+def test_registered_under_its_name():
+    assert FilterModule().filters() == {"nvidia_driver_reboot_reasons": nvidia_driver_reboot_reasons}
+
+
+_PART = st.integers(min_value=0, max_value=999).map(str)
+_VERSIONS = st.tuples(st.integers(min_value=300, max_value=999).map(str), _PART, _PART).map(".".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VERSIONS, _VERSIONS, st.booleans())
+def test_a_mismatch_exactly_when_a_loaded_module_differs(running, installed, nouveau):
+    reasons = nvidia_driver_reboot_reasons(running, installed + "-1", nouveau)
+    assert len(reasons) == (1 if running != installed else 0)
+    assert all(reason.startswith("Driver/library version mismatch") for reason in reasons)
