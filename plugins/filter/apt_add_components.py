@@ -79,6 +79,9 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+# The input checks apt_sources already has, with this filter's name in their messages.
+from ansible_collections.gpufleet.cluster.plugins.filter.apt_sources import _files, _strings
+
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
     AptSourcesError,
     parse_files,
@@ -88,35 +91,13 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources impor
 _FQCN = "gpufleet.cluster.apt_add_components"
 
 
-def _files(value):
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: input must be a list of {path, content} dicts, got %s %r"
-                                 % (_FQCN, type(value).__name__, value))
-    pairs = []
-    for index, item in enumerate(value):
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str) \
-                or not isinstance(item.get("content"), str):
-            raise AnsibleFilterError(
-                "%s: item %d must be a dict with the string keys path and content (the file's text, "
-                "b64decode slurp's content), got %r" % (_FQCN, index, item))
-        pairs.append((item["path"], item["content"]))
-    return pairs
-
-
-def _strings(value, name):
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or \
-            not all(isinstance(item, str) and item for item in value):
-        raise AnsibleFilterError("%s: %s must be a list of non-empty strings, got %r" % (_FQCN, name, value))
-    return list(value)
-
-
 def apt_add_components(files, suites, components, uris=None, exclude=None):
     """deb822 stanzas adding ``components`` to the archives serving ``suites``."""
-    pairs = _files(files)
-    suite_list = _strings(suites, "suites")
-    component_list = _strings(components, "components")
-    uri_list = _strings(uris if uris is not None else [], "uris")
-    skip = _strings(exclude if exclude is not None else [], "exclude")
+    pairs = _files(files, _FQCN)
+    suite_list = _strings(suites, "suites", _FQCN)
+    component_list = _strings(components, "components", _FQCN)
+    uri_list = _strings(uris if uris is not None else [], "uris", _FQCN)
+    skip = _strings(exclude if exclude is not None else [], "exclude", _FQCN)
     if not suite_list or not component_list:
         raise AnsibleFilterError("%s: suites and components must each name at least one, got %r and %r"
                                  % (_FQCN, suites, components))

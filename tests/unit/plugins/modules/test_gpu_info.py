@@ -18,7 +18,7 @@ _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
-from module_results import warnings  # noqa: E402  pylint: disable=wrong-import-position
+from module_results import assert_options_match_spec, warnings  # noqa: E402  pylint: disable=wrong-import-position
 from fixtures.sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
 
 BOOT = "3f1c9a52-6a2e-4a8e-9a52-0d1b7c3e5f10"
@@ -113,12 +113,7 @@ def test_no_pynvml_fails_naming_the_package(run_main, monkeypatch, args):
 
 
 def test_documentation_matches_argument_spec():
-    doc = yaml.safe_load(module.DOCUMENTATION)
-    assert set(doc["options"]) == set(module.ARGUMENT_SPEC)
-    for name, spec in module.ARGUMENT_SPEC.items():
-        assert doc["options"][name]["type"] == spec["type"], name
-        assert doc["options"][name].get("default") == spec.get("default"), name
-        assert doc["options"][name].get("elements") == spec.get("elements"), name
+    doc = assert_options_match_spec(module)
     assert doc["attributes"]["check_mode"]["support"] == "full" and doc["attributes"]["diff_mode"]["support"] == "none"
     returned = yaml.safe_load(module.RETURN)
     facts = set(returned["gpus"]["contains"])

@@ -19,7 +19,7 @@ _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
-from module_results import warnings  # noqa: E402  pylint: disable=wrong-import-position
+from module_results import assert_options_match_spec, warnings  # noqa: E402  pylint: disable=wrong-import-position
 
 BOOT = "3f1c9a52-6a2e-4a8e-9a52-0d1b7c3e5f10"
 GPU0_UUID = "GPU-566e6f65-c38e-b12f-4824-6944218668b9"
@@ -216,12 +216,7 @@ def test_no_driver_fails_with_the_fix(run_main, node, args):
 
 
 def test_documentation_matches_argument_spec():
-    doc = yaml.safe_load(module.DOCUMENTATION)
-    assert set(doc["options"]) == set(module.ARGUMENT_SPEC)
-    for name, spec in module.ARGUMENT_SPEC.items():
-        assert doc["options"][name]["type"] == spec["type"], name
-        assert doc["options"][name].get("default") == spec.get("default"), name
-        assert doc["options"][name].get("elements") == spec.get("elements"), name
+    doc = assert_options_match_spec(module)
     assert doc["attributes"]["check_mode"]["support"] == "full" and doc["attributes"]["diff_mode"]["support"] == "full"
     for example in yaml.safe_load(module.EXAMPLES):
         assert set(example["gpufleet.cluster.gpu_settings"]) <= set(module.ARGUMENT_SPEC)
