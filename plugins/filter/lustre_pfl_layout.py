@@ -29,7 +29,7 @@ options:
     type: int
     required: true
   stripe_size:
-    description: Stripe size of every component but the last, bytes (multiple of 64 KiB, at most 4 GiB).
+    description: Stripe size of every component but the last, bytes (multiple of 64 KiB, below 4 GiB, so at most 4 GiB - 64 KiB).
     type: int
     default: 1048576
   last_stripe_size:

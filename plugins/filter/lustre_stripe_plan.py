@@ -43,7 +43,7 @@ options:
     description: Number of files for C(file_per_process); defaults to O(clients).
     type: int
   stripe_size:
-    description: Stripe size in bytes, a multiple of 64 KiB, at most 4 GiB.
+    description: Stripe size in bytes, a multiple of 64 KiB, below 4 GiB (at most 4 GiB - 64 KiB).
     type: int
     default: 1048576
   stripe_count:

@@ -20,9 +20,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
-#: Lustre: stripe size is a multiple of 64 KiB and at most 4 GiB; a layout has at most 2000 stripes.
+#: Lustre: stripe size is a multiple of 64 KiB and below 4 GiB (lfs takes at most 4 GiB - 64 KiB); a layout has at
+#: most 2000 stripes.
 STRIPE_ALIGN = 64 * KIB
-MAX_STRIPE_SIZE = 4 * GIB
+MAX_STRIPE_SIZE = 4 * GIB - STRIPE_ALIGN
 MAX_STRIPE_COUNT = 2000
 DEFAULT_STRIPE_SIZE = 1 * MIB
 
@@ -64,7 +65,7 @@ def _stripe_size(name: str, value: Any) -> int:
         )
     if value > MAX_STRIPE_SIZE:
         raise StripingError(
-            "%s %d bytes is above Lustre's 4 GiB (%d) limit; use at most 4G, 1M-4M is usual"
+            "%s %d bytes is above Lustre's limit of 4 GiB - 64 KiB (%d); use at most 4095M, 1M-4M is usual"
             % (name, value, MAX_STRIPE_SIZE)
         )
     return value

@@ -126,7 +126,7 @@ def test_pfl_layout_from_list():
 @pytest.mark.parametrize("sizes, kwargs, message", [
     ([1], {}, r"ost_count is required"),
     ([-5], {"ost_count": 8}, r"file size \[0\] is -5, below the minimum of 0"),
-    ([1], {"ost_count": 8, "stripe_size": 3 * 1024 * 1024 * 1024 * 2}, r"above Lustre's 4 GiB"),
+    ([1], {"ost_count": 8, "stripe_size": 3 * 1024 * 1024 * 1024 * 2}, r"above Lustre's limit of 4 GiB"),
     ({"p50_bytes": 1}, {"ost_count": 8}, r"lacks p90_bytes, max_bytes"),
 ])
 def test_pfl_layout_errors(sizes, kwargs, message):

@@ -270,7 +270,9 @@ def test_more_than_2000_osts_clamps_to_2000():
     ({"stripe_count": 0}, r"stripe_count 0 means 'file system default'"),
     ({"stripe_count": -2}, r"stripe_count is -2, below the minimum of -1"),
     ({"stripe_size": 1000000}, r"1000000 bytes is not a multiple of 64 KiB .* use 983040 or 1048576"),
-    ({"stripe_size": 8 * GIB}, r"above Lustre's 4 GiB"),
+    ({"stripe_size": 8 * GIB}, r"above Lustre's limit of 4 GiB"),
+    # lfs setstripe refuses -S 4G itself: the largest stripe it takes is 4 GiB - 64 KiB = 4294901760.
+    ({"stripe_size": 4 * GIB}, r"4294967296 bytes is above Lustre's limit of 4 GiB - 64 KiB \(4294901760\)"),
     ({"stripe_size": 0}, r"stripe_size is 0, below the minimum of 1"),
     ({"pattern": "n_to_1"}, r"pattern 'n_to_1' is unknown; use one of shared_file, file_per_process"),
     ({"files": 3}, r"files=3 only applies to pattern 'file_per_process'"),
@@ -347,7 +349,7 @@ def test_pfl_percentiles_from_list_nearest_rank():
     ("1G", {}, r"must be a dict .* or a list of sizes"),
     ([1], {"ost_count": 0}, r"ost_count is 0"),
     ([1], {"stripe_size": 100000}, r"not a multiple of 64 KiB"),
-    ([1], {"last_stripe_size": 5 * GIB}, r"above Lustre's 4 GiB"),
+    ([1], {"last_stripe_size": 5 * GIB}, r"above Lustre's limit of 4 GiB"),
     ([1], {"path": ""}, r"path must be a non-empty directory path"),
 ])
 def test_pfl_refuses(sizes, kwargs, message):

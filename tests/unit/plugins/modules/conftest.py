@@ -3,25 +3,15 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Run a module's main() as Ansible would: arguments in, one JSON result out."""
-import contextlib
-import io
-import json
-
 import pytest
 from ansible.module_utils import _internal as ansible_internal
 from ansible.module_utils.common import warnings as ansible_warnings
-from ansible.module_utils.testing import patch_module_args
+from module_results import run_module_main
 
 
 @pytest.fixture
 def run_main():
-    def _run(module, args):
-        args = dict(args, _ansible_remote_tmp="/tmp", _ansible_keep_remote_files=False)
-        out = io.StringIO()
-        with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-            module.main()
-        return json.loads(out.getvalue())
-    return _run
+    return run_module_main
 
 
 @pytest.fixture

@@ -4,7 +4,22 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Reading a module's result and its documentation in tests."""
 
+import contextlib
+import io
+import json
+
+import pytest
 import yaml
+from ansible.module_utils.testing import patch_module_args
+
+
+def run_module_main(module, args):
+    """Run a module's main() as Ansible would: arguments in, its one JSON result out."""
+    args = dict(args, _ansible_remote_tmp="/tmp", _ansible_keep_remote_files=False)
+    out = io.StringIO()
+    with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        module.main()
+    return json.loads(out.getvalue())
 
 
 def warnings(result):

@@ -1,0 +1,224 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: config_files
+version_added: 0.1.0
+short_description: Write a set of configuration files in one remote call
+description:
+  - Writes several files, each from its content, owner, group and mode, comparing every file first and writing only
+    those that differ (atomically, in the file's own directory).
+  - One call instead of one C(ansible.builtin.template) per file, each of which costs two remote module runs even
+    when nothing changes (a checksum and a file-attribute run). A role that writes five files to a hundred nodes
+    saves nine hundred module runs on an idempotent re-run.
+  - Render the contents with C(lookup('ansible.builtin.template', ...)), which sets C(ansible_managed) as the
+    template action does. Do not pass secrets; they would be in the task's arguments. Use C(ansible.builtin.template)
+    with C(no_log) for those.
+  - RV(changed_files) lists what changed, so later tasks can tell a reload from a restart.
+author: gpufleet.cluster maintainers
+options:
+  files:
+    description: The files to write.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      dest:
+        description: Absolute path of the file.
+        type: path
+        required: true
+      content:
+        description: The file's whole content.
+        type: str
+        required: true
+      owner:
+        description: Owner of the file; left as it is when not given.
+        type: str
+      group:
+        description: Group of the file; left as it is when not given.
+        type: str
+      mode:
+        description: Permissions, octal as a string (C("0644")) or symbolic; left as they are when not given.
+        type: raw
+      parents:
+        description:
+          - Create missing parent directories (owner root, mode 0755). Without it a missing directory fails the task.
+        type: bool
+        default: false
+attributes:
+  check_mode:
+    support: full
+    description: Reports which files would change, and their diffs, writing nothing.
+  diff_mode:
+    support: full
+    description: One diff per changed file, headed with its path.
+  platform:
+    support: full
+    platforms: posix
+    description: Target OS/families that can be operated against.
+"""
+
+EXAMPLES = r"""
+- name: Write slurm.conf and nodes.conf
+  gpufleet.cluster.config_files:
+    files:
+      - dest: /etc/slurm/slurm.conf
+        content: "{{ lookup('ansible.builtin.template', 'slurm.conf.j2') }}"
+        owner: root
+        group: root
+        mode: "0644"
+      - dest: /etc/slurm/nodes.conf
+        content: "{{ lookup('ansible.builtin.template', 'nodes.conf.j2') }}"
+        owner: root
+        group: root
+        mode: "0644"
+  register: slurm_files
+
+- name: Reconfigure only when slurm.conf changed
+  ansible.builtin.command: scontrol reconfigure
+  when: "'/etc/slurm/slurm.conf' in slurm_files.changed_files"
+"""
+
+RETURN = r"""
+changed_files:
+  description: The files whose content, owner, group or mode changed (or would change in check mode), in input order.
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/slurm/slurm.conf]
+files:
+  description: One entry per file, in input order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    dest:
+      description: The path.
+      type: str
+    changed:
+      description: Whether anything about the file changed.
+      type: bool
+    content_changed:
+      description: Whether its content changed (a new file counts).
+      type: bool
+    created:
+      description: Whether the file did not exist before.
+      type: bool
+"""
+
+import os
+import tempfile
+from typing import Any, Dict, List, Optional
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
+
+ARGUMENT_SPEC = {
+    "files": {
+        "type": "list",
+        "elements": "dict",
+        "required": True,
+        "options": {
+            "dest": {"type": "path", "required": True},
+            "content": {"type": "str", "required": True},
+            "owner": {"type": "str"},
+            "group": {"type": "str"},
+            "mode": {"type": "raw"},
+            "parents": {"type": "bool", "default": False},
+        },
+    },
+}
+
+
+def read_current(dest: str) -> Optional[bytes]:
+    """The file's bytes, or None when it does not exist."""
+    try:
+        with open(dest, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def make_parents(directory: str) -> None:
+    """Create a missing directory chain, root-owned 0755 (umask aside)."""
+    missing = []
+    while directory and not os.path.isdir(directory):
+        missing.append(directory)
+        directory = os.path.dirname(directory)
+    for path in reversed(missing):
+        os.mkdir(path, 0o755)
+        os.chmod(path, 0o755)
+
+
+def write_atomically(module: AnsibleModule, dest: str, data: bytes) -> None:
+    """Write data to a temporary file beside dest and move it into place."""
+    fd, tmp = tempfile.mkstemp(prefix=".ansible_tmp", dir=os.path.dirname(dest))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        module.atomic_move(tmp, dest, unsafe_writes=False)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
+    """Bring one file to its content and attributes; return what changed."""
+    dest = spec["dest"]
+    if not os.path.isabs(dest):
+        module.fail_json(msg=f"config_files: dest must be an absolute path, got {dest!r}")
+    directory = os.path.dirname(dest)
+    want = to_bytes(spec["content"], errors="surrogate_or_strict")
+    if os.path.isdir(dest):
+        module.fail_json(msg=f"config_files: cannot write {dest}: it is a directory")
+    have = read_current(dest)
+    content_changed = have != want
+    if content_changed and not os.path.isdir(directory) and not spec["parents"]:
+        module.fail_json(msg=f"config_files: cannot write {dest}: its directory {directory} does not exist "
+                             "(set parents: true to create it)")
+    if content_changed and not module.check_mode:
+        if not os.path.isdir(directory):
+            try:
+                make_parents(directory)
+            except OSError as err:
+                module.fail_json(msg=f"config_files: creating {directory} for {dest} failed: {to_native(err)}")
+        try:
+            write_atomically(module, dest, want)
+        except (OSError, IOError) as err:
+            module.fail_json(msg=f"config_files: writing {dest} failed: {to_native(err)}")
+    attrs_changed = False
+    if os.path.exists(dest):
+        file_args = module.load_file_common_arguments(
+            {"path": dest, "owner": spec["owner"], "group": spec["group"], "mode": spec["mode"]})
+        attrs_changed = module.set_fs_attributes_if_different(file_args, False)
+    elif module.check_mode:
+        attrs_changed = True  # a new file gets its attributes too
+    if content_changed and module._diff:  # pylint: disable=protected-access
+        diffs.append({
+            "before_header": dest if have is not None else f"{dest} (absent)",
+            "after_header": dest,
+            "before": to_text(have or b"", errors="surrogate_or_replace"),
+            "after": spec["content"],
+        })
+    return {"dest": dest, "changed": content_changed or attrs_changed, "content_changed": content_changed,
+            "created": have is None}
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    seen = set()
+    for spec in module.params["files"]:
+        if spec["dest"] in seen:
+            module.fail_json(msg=f"config_files: {spec['dest']} is listed twice; each file is written once")
+        seen.add(spec["dest"])
+    diffs: List[Dict[str, str]] = []
+    results = [sync_file(module, spec, diffs) for spec in module.params["files"]]
+    changed_files = [item["dest"] for item in results if item["changed"]]
+    module.exit_json(changed=bool(changed_files), changed_files=changed_files, files=results, diff=diffs)
+
+
+if __name__ == "__main__":
+    main()

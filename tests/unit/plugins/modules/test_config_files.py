@@ -1,0 +1,117 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""gpufleet.cluster.config_files: several files in one call, each written only when it differs."""
+import grp
+import os
+import pwd
+import stat
+
+from ansible_collections.gpufleet.cluster.plugins.modules import config_files as module
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from module_results import assert_options_match_spec, run_module_main
+
+ME = pwd.getpwuid(os.getuid()).pw_name
+MY_GROUP = grp.getgrgid(os.getgid()).gr_name
+
+
+def spec(path, content, mode="0644", **extra):
+    return dict({"dest": str(path), "content": content, "owner": ME, "group": MY_GROUP, "mode": mode}, **extra)
+
+
+def mode_of(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_docs_match_the_argument_spec():
+    doc = assert_options_match_spec(module)
+    suboptions = doc["options"]["files"]["suboptions"]
+    assert set(suboptions) == set(module.ARGUMENT_SPEC["files"]["options"])
+    for name, sub in module.ARGUMENT_SPEC["files"]["options"].items():
+        assert suboptions[name]["type"] == sub["type"], name
+        assert suboptions[name].get("default") == sub.get("default"), name
+    assert doc["attributes"]["check_mode"]["support"] == "full"
+
+
+def test_writes_new_files_then_changes_nothing(run_main, tmp_path):
+    files = [spec(tmp_path / "a.conf", "A=1\n"), spec(tmp_path / "b.conf", "B=2\n", mode="0600")]
+    first = run_main(module, {"files": files})
+    assert first["changed"] is True
+    assert first["changed_files"] == [str(tmp_path / "a.conf"), str(tmp_path / "b.conf")]
+    assert [f["created"] for f in first["files"]] == [True, True]
+    assert (tmp_path / "a.conf").read_text() == "A=1\n" and mode_of(tmp_path / "b.conf") == 0o600
+    second = run_main(module, {"files": files})
+    assert second["changed"] is False and second["changed_files"] == []
+    assert second["diff"] == []
+
+
+def test_only_the_file_that_differs_is_written(run_main, tmp_path):
+    (tmp_path / "a.conf").write_text("A=1\n")
+    (tmp_path / "b.conf").write_text("B=old\n")
+    os.chmod(tmp_path / "a.conf", 0o644)
+    os.chmod(tmp_path / "b.conf", 0o644)
+    inode_a = os.stat(tmp_path / "a.conf").st_ino
+    result = run_main(module, {"files": [spec(tmp_path / "a.conf", "A=1\n"), spec(tmp_path / "b.conf", "B=2\n")],
+                               "_ansible_diff": True})
+    assert result["changed_files"] == [str(tmp_path / "b.conf")]
+    assert os.stat(tmp_path / "a.conf").st_ino == inode_a  # untouched, not rewritten
+    assert (tmp_path / "b.conf").read_text() == "B=2\n"
+    assert result["diff"] == [{"before_header": str(tmp_path / "b.conf"), "after_header": str(tmp_path / "b.conf"),
+                               "before": "B=old\n", "after": "B=2\n"}]
+    assert [f["content_changed"] for f in result["files"]] == [False, True]
+
+
+def test_mode_alone_is_a_change(run_main, tmp_path):
+    (tmp_path / "a.conf").write_text("A=1\n")
+    os.chmod(tmp_path / "a.conf", 0o666)
+    result = run_main(module, {"files": [spec(tmp_path / "a.conf", "A=1\n")]})
+    assert result["changed_files"] == [str(tmp_path / "a.conf")]
+    assert result["files"][0]["content_changed"] is False
+    assert mode_of(tmp_path / "a.conf") == 0o644
+
+
+def test_check_mode_reports_and_writes_nothing(run_main, tmp_path):
+    (tmp_path / "b.conf").write_text("B=old\n")
+    os.chmod(tmp_path / "b.conf", 0o640)
+    result = run_main(module, {"files": [spec(tmp_path / "a.conf", "A=1\n"), spec(tmp_path / "b.conf", "B=old\n")],
+                               "_ansible_check_mode": True, "_ansible_diff": True})
+    assert result["changed_files"] == [str(tmp_path / "a.conf"), str(tmp_path / "b.conf")]
+    assert not (tmp_path / "a.conf").exists()
+    assert mode_of(tmp_path / "b.conf") == 0o640  # the mode change is only reported
+    assert result["diff"][0]["before_header"] == f"{tmp_path / 'a.conf'} (absent)"
+
+
+def test_missing_directory_fails_unless_parents(run_main, tmp_path):
+    target = tmp_path / "x" / "y" / "a.conf"
+    failed = run_main(module, {"files": [spec(target, "A\n")]})
+    assert failed["failed"] is True
+    assert f"its directory {tmp_path / 'x' / 'y'} does not exist" in failed["msg"] and "parents: true" in failed["msg"]
+    checked = run_main(module, {"files": [spec(target, "A\n")], "_ansible_check_mode": True})
+    assert checked["failed"] is True  # check mode does not promise what the real run cannot do
+    made = run_main(module, {"files": [spec(target, "A\n", parents=True)]})
+    assert made["changed"] is True and target.read_text() == "A\n"
+    assert mode_of(tmp_path / "x") == 0o755 and mode_of(tmp_path / "x" / "y") == 0o755
+
+
+def test_refusals_name_the_file(run_main, tmp_path):
+    twice = run_main(module, {"files": [spec(tmp_path / "a", "1"), spec(tmp_path / "a", "2")]})
+    assert twice["failed"] is True and "is listed twice" in twice["msg"] and str(tmp_path / "a") in twice["msg"]
+    assert not (tmp_path / "a").exists()  # nothing written on bad input
+    directory = run_main(module, {"files": [spec(tmp_path, "1")]})
+    assert directory["failed"] is True and "it is a directory" in directory["msg"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200),
+       st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+def test_any_text_round_trips_and_second_run_is_idempotent(tmp_path_factory, first, second):
+    path = tmp_path_factory.mktemp("cf") / "f.conf"
+    one = run_module_main(module, {"files": [spec(path, first)]})
+    assert one["changed"] is True and path.read_bytes() == first.encode("utf-8")
+    two = run_module_main(module, {"files": [spec(path, second)]})
+    assert two["changed"] is (first != second)
+    assert path.read_bytes() == second.encode("utf-8")
+
