@@ -16,10 +16,12 @@ LAB         := python3 $(ROOT)/lab/lab.py
 E2E_NAME    := gpufleet-e2e
 E2E_INV     := $(ROOT)/.build/e2e-inventory
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
-MOLECULE_SCENARIOS := $(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml))))
+# Every scenario but throw-away development ones (molecule/dev_*).
+MOLECULE_SCENARIOS := $(filter-out dev_%,$(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))))
+LOCAL_TESTS := $(sort $(wildcard tests/local/*/run.sh))
 
 .PHONY: help demo test deps host-deps venv images lab-up lab-down lab-status converge \
-        lint sanity unit plan molecule e2e test-all test-clean
+        lint sanity unit plan local molecule e2e test-all test-clean
 
 help:
 	@sed -n '2,4p' Makefile
@@ -70,7 +72,7 @@ test: deps
 	  if [ $$rc -eq 0 ]; then echo "make test: all stages passed"; else echo "make test: FAILED (exit $$rc)"; fi; \
 	  exit $$rc
 
-test-all: lint sanity unit plan molecule e2e
+test-all: lint sanity unit plan local molecule e2e
 
 lint: venv
 	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the
@@ -92,6 +94,10 @@ plan: venv
 	@if ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-refused -e plan_pdus=as_built >.build/plan-refused.log 2>&1; then \
 	  echo "plan.yml accepted the design's overloaded breaker plan"; exit 1; fi
 	grep -q "is out of circuits on feed" .build/plan-refused.log
+
+# Roles that need no container (switch configuration), run against localhost and loopback stand-ins.
+local: venv
+	@for t in $(LOCAL_TESTS); do echo "== $$t"; $$t || exit 1; done
 
 sanity: venv
 	tests/sanity/run-sanity.sh

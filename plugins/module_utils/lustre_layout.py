@@ -304,8 +304,8 @@ def component_text(comp: Mapping[str, Any]) -> str:
         what = "mdt"
     else:
         what = "all" if count == -1 else str(count)
-    text = "%s-%s: %s x %s" % (_size_text(comp["start"]), _size_text(comp["end"]), what,
-                                lfs_size(comp["stripe_size"]))
+    text = "%s-%s: %s x %s" % (
+        _size_text(comp["start"]), _size_text(comp["end"]), what, lfs_size(comp["stripe_size"]))
     if comp["pool"]:
         text += " pool %s" % comp["pool"]
     if comp["pattern"] not in ("raid0", "mdt"):
@@ -329,4 +329,3 @@ def layout_text(layout: Optional[Mapping[str, Any]]) -> str:
     if layout.get("is_set") is False:
         lines = ["(no default layout; the file system default applies: %s)" % "; ".join(lines)]
     return "\n".join(lines) + "\n"
-

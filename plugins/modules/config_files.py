@@ -18,7 +18,8 @@ description:
     template action does. Do not pass secrets; they would be in the task's arguments. Use C(ansible.builtin.template)
     with C(no_log) for those.
   - RV(changed_files) lists what changed, so later tasks can tell a reload from a restart.
-author: gpufleet.cluster maintainers
+author:
+  - gpufleet.cluster contributors (@gpufleet)
 options:
   files:
     description: The files to write.

@@ -16,9 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-import jinja2.nativetypes
 import pytest
-import yaml
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import lustre_plans, plan_inputs
 from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist
@@ -30,48 +28,14 @@ _UNIT = os.path.dirname(os.path.abspath(__file__))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from reference_inventory import plan_inventory  # noqa: E402
 
-INVENTORY = os.path.join(os.path.dirname(os.path.dirname(_UNIT)), "inventories", "h100-64")
-
-
-def _load(*parts):
-    with open(os.path.join(INVENTORY, *parts)) as handle:
-        return yaml.safe_load(handle)
-
-
-def _groups(tree, out=None):
-    """{group: [hosts]} from a YAML inventory, children included."""
-    out = {} if out is None else out
-    for name, body in (tree or {}).items():
-        body = body or {}
-        hosts = list((body.get("hosts") or {}).keys())
-        _groups(body.get("children"), out)
-        for child in body.get("children") or {}:
-            hosts += [h for h in out.get(child, []) if h not in hosts]
-        out[name] = out.get(name, []) + [h for h in hosts if h not in out.get(name, [])]
-    return out
 
 
 @pytest.fixture(scope="module")
 def inv():
-    hardware = _load("group_vars", "all", "hardware.yml")
-    node_hw = _load("group_vars", "gpu_nodes.yml")["gpufleet_hardware"]
-    groups = _groups(_load("hosts.yml"))
-    plan = _load("group_vars", "all", "plan.yml")
-    context = dict(hardware, gpufleet_plan_gpus=len(groups["gpu_nodes"]) * node_hw["gpus"])
-    env = jinja2.nativetypes.NativeEnvironment()
-
-    def render(value):
-        if isinstance(value, dict):
-            return {k: render(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [render(v) for v in value]
-        if isinstance(value, str) and "{{" in value:
-            return env.from_string(value).render(context)
-        return value
-
-    plan.pop("gpufleet_plan_gpus")
-    return dict(render(plan), groups=groups, node_hw=node_hw, gpus=context["gpufleet_plan_gpus"], **hardware)
+    inventory, groups, node_hw = plan_inventory()
+    return dict(inventory, groups=groups, node_hw=node_hw, gpus=inventory["gpufleet_plan_gpus"])
 
 
 def _inputs(inv, pdus="planned"):

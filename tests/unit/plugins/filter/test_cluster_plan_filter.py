@@ -24,18 +24,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan impo
 
 # Two 2300 W nodes in one rack, 2 PSUs each, PF 1.0: 5 A per PSU normally, 10 A after a feed loss; a 16 A breaker
 # may carry 12.8 A, so one PSU per breaker. No as-built cabling.
-INVENTORY = {
-    "gpufleet_cluster_name": "duo",
-    "gpufleet_plan_node_types": [{"name": "cpu", "group": "nodes",
-                                  "power": {"max_power_w": 2300, "psus": 2, "psus_required": 1, "power_factor": 1.0}}],
-    "gpufleet_plan_power": {"feeds": ["A", "B"], "racks": [{"name": "r1", "nodes": "n[1-2]"}],
-                            "pdu": {"spec": {"voltage": 230, "phases": 1,
-                                             "circuits": [{"name": "cb%d" % i, "rating_a": 16} for i in (1, 2, 3)]}}},
-    "gpufleet_plan_lustre": {"ost_bw_gbs": 1.0, "directories": []},
-    "gpufleet_lustre": {"fsname": "fs", "mountpoint": "/lus", "osts": 2},
-    "gpufleet_power": {"racks": [{"name": "r1", "budget_w": 5000}]},
-}
-GROUPS = {"all": ["n1", "n2"], "ungrouped": [], "nodes": ["n1", "n2"]}
+from duo_plan import GROUPS, INVENTORY  # noqa: E402
+
 HOSTVARS = {"n1": {"gpufleet_hardware": {"gpus": 0}}, "n2": {}}
 
 

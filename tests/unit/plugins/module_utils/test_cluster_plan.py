@@ -13,9 +13,7 @@ from collections import Counter
 
 import jinja2
 import jinja2.filters
-import jinja2.nativetypes
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,6 +33,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan impo
 from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import sort_hosts
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power import check_assignment
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
+
+from reference_inventory import plan_inventory
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 
@@ -284,29 +284,8 @@ def test_hostlist_expansion_is_the_sorted_unique_group(groups):
 @pytest.fixture(scope="module")
 def reference():
     """The reference inventory as plan.yml reads it: groups from hosts.yml, its templates rendered."""
-    root = os.path.join(REPO, "inventories", "h100-64")
-
-    def load(*parts):
-        with open(os.path.join(root, *parts)) as handle:
-            return yaml.safe_load(handle)
-
-    groups = {"gpu_nodes": ["compute%02d" % i for i in range(1, 9)], "slurm_controller": ["slurm-head"]}
-    assert list(load("hosts.yml")["all"]["children"]["cluster"]["children"]["gpu_nodes"]["hosts"]) == groups["gpu_nodes"]
-    hardware = load("group_vars", "gpu_nodes.yml")["gpufleet_hardware"]
-    context = dict(load("group_vars", "all", "hardware.yml"), gpufleet_cluster_name=load("group_vars", "all", "cluster.yml")[
-        "gpufleet_cluster_name"], gpufleet_plan_gpus=len(groups["gpu_nodes"]) * hardware["gpus"])
-    env = jinja2.nativetypes.NativeEnvironment()
-
-    def render(value):
-        if isinstance(value, dict):
-            return {k: render(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [render(v) for v in value]
-        return env.from_string(value).render(context) if isinstance(value, str) and "{{" in value else value
-
-    plan = load("group_vars", "all", "plan.yml")
-    plan.pop("gpufleet_plan_gpus")  # its template reads hostvars; context holds its value, 8 x 8 = 64
-    inventory = dict(context, **render(plan))
+    inventory, groups, hardware = plan_inventory()
+    assert groups["gpu_nodes"] == ["compute%02d" % i for i in range(1, 9)]
     return plan_inputs(inventory, groups, {"gpu_nodes": hardware})
 
 

@@ -190,8 +190,8 @@ def test_parse_size_refuses(value, why):
 
 # ---------------------------------------------------------------- desired layouts
 def test_desired_plain_and_filter_components():
-    assert desired_layout(8, "4M", "flash") == {"is_set": True, "mirror_count": 1,
-                                                  "components": [_c(0, -1, 8, 4 * M, "flash")]}
+    assert desired_layout(8, "4M", "flash") == {
+        "is_set": True, "mirror_count": 1, "components": [_c(0, -1, 8, 4 * M, "flash")]}
     # the lustre_pfl_layout filter's components go in as they are (start keys, -1 end, bytes)
     sizes = {"p50_bytes": 10485760, "p90_bytes": 524288000, "max_bytes": 53687091200}
     comps = pfl_layout(sizes, 8)["components"]
@@ -224,11 +224,11 @@ def test_desired_plain_and_filter_components():
                      {"end": "32M", "stripe_count": 2, "stripe_size": "1M"},
                      {"end": "eof", "stripe_count": 4, "stripe_size": "1M"}]},
      r"components\[1\].end 33554432 is not above its start 67108864; extent ends must increase"),
-    ({"components": [{"end": "6M", "stripe_count": 1, "stripe_size": "4M"}, {"end": -1, "stripe_count": 2,
-                                                                           "stripe_size": "4M"}]},
+    ({"components": [{"end": "6M", "stripe_count": 1, "stripe_size": "4M"},
+                     {"end": -1, "stripe_count": 2, "stripe_size": "4M"}]},
      r"components\[0\].end 6291456 \(6M\) is not a multiple of its stripe_size 4M; lfs refuses it, use 8M"),
-    ({"components": [{"end": -1, "stripe_count": 1, "stripe_size": "1M"}, {"end": -1, "stripe_count": 1,
-                                                                         "stripe_size": "1M"}]},
+    ({"components": [{"end": -1, "stripe_count": 1, "stripe_size": "1M"},
+                     {"end": -1, "stripe_count": 1, "stripe_size": "1M"}]},
      "follows a component that already ends at eof"),
     ({"components": [{"start": 0, "end": "64M", "stripe_count": 1, "stripe_size": "1M"},
                      {"start": "32M", "end": -1, "stripe_count": 1, "stripe_size": "1M"}]},

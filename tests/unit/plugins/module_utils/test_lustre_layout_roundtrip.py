@@ -138,5 +138,5 @@ def test_plain_round_trip(count, size, pool, yaml):
 def test_pool_is_never_carried_over_by_lfs(comps):
     # Without '-p none' lfs would copy a pool onto the next component; the argv prevents it.
     want = desired_layout(components=comps)
-    stored, _ = setstripe(setstripe_argv("lfs", want, "/d", True))
+    stored, _out = setstripe(setstripe_argv("lfs", want, "/d", True))
     assert [c["pool"] for c in stored] == [c["pool"] for c in want["components"]]

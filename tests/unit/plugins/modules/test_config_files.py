@@ -114,4 +114,3 @@ def test_any_text_round_trips_and_second_run_is_idempotent(tmp_path_factory, fir
     two = run_module_main(module, {"files": [spec(path, second)]})
     assert two["changed"] is (first != second)
     assert path.read_bytes() == second.encode("utf-8")
-

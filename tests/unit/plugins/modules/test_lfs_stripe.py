@@ -111,7 +111,10 @@ class FakeLfs:
 def lfs(monkeypatch):
     def _install(*args, **kwargs):
         fake = FakeLfs(*args, **kwargs)
-        monkeypatch.setattr(module.AnsibleModule, "run_command", lambda self, argv, **kw: fake(self, argv, **kw))
+
+        def run_command(self, argv, **kw):  # a method, so AnsibleModule passes itself as the fake expects
+            return fake(self, argv, **kw)
+        monkeypatch.setattr(module.AnsibleModule, "run_command", run_command)
         return fake
     return _install
 

@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: nccl_conf_merge
+version_added: 0.1.0
+short_description: Merge a role's NCCL settings with the RoCE settings file, refusing conflicts
+description:
+  - Builds the settings of C(/etc/nccl.conf), which NCCL reads in every process (C(KEY=VALUE) per line, split at
+    the first C(=), nothing unquoted or stripped; the environment beats the file).
+  - The input is the role's own settings, C([{key, value, source}]) in the order to write them; an empty or null
+    value means "not set". Keys must match C(^NCCL_[A-Z0-9_]+$), values are one line of at most 1023 characters
+    (strings or integers; booleans are refused, NCCL takes 0 or 1). C(NCCL_IB_HCA) and C(NCCL_SOCKET_IFNAME) are
+    checked for NCCL's list syntax (optional C(^) then C(=), then a comma list of names, HCAs with an optional
+    C(:port)).
+  - O(roce_text) is the text of the RoCE settings file the roce_host role writes (C(NCCL_IB_TC),
+    C(NCCL_IB_GID_INDEX), C(NCCL_IB_HCA); C(#) comments), or null when it does not exist. Its keys are added after
+    the role's own. A key set in both with different values is refused, naming the key, both values and both
+    sources; every conflict is listed at once. A key set twice among the role's own settings is refused too.
+positional: _input, roce_text, roce_source
+options:
+  _input:
+    description: The role's settings, a list of C({key, value, source}); C(source) names the variable.
+    type: list
+    elements: dict
+    required: true
+  roce_text:
+    description: The RoCE settings file's text, or null (or omitted) when the file does not exist.
+    type: str
+    required: false
+  roce_source:
+    description: The RoCE settings file's path, named in messages and in each setting's C(source).
+    type: str
+    default: /etc/gpufleet/nccl-roce.conf
+"""
+
+EXAMPLES = r"""
+- name: Merge the role's settings with roce_host's
+  ansible.builtin.set_fact:
+    nccl_settings: >-
+      {{ [{'key': 'NCCL_TOPO_FILE', 'value': '/etc/nccl/topo.xml', 'source': 'nccl_topology_file'},
+          {'key': 'NCCL_SOCKET_IFNAME', 'value': '=eth0', 'source': 'nccl_socket_ifname'}]
+         | gpufleet.cluster.nccl_conf_merge("NCCL_IB_TC=106\nNCCL_IB_GID_INDEX=3\n") }}
+  # [{"key": "NCCL_TOPO_FILE", "value": "/etc/nccl/topo.xml", "source": "nccl_topology_file"},
+  #  {"key": "NCCL_SOCKET_IFNAME", "value": "=eth0", "source": "nccl_socket_ifname"},
+  #  {"key": "NCCL_IB_TC", "value": "106", "source": "/etc/gpufleet/nccl-roce.conf"},
+  #  {"key": "NCCL_IB_GID_INDEX", "value": "3", "source": "/etc/gpufleet/nccl-roce.conf"}]
+"""
+
+RETURN = r"""
+_value:
+  description:
+    - The settings to write, C([{key, value, source}]), values as strings; the role's own first, then the RoCE
+      file's other keys in file order. A key both set (to the same value) has the source C("<variable> and <file>").
+  type: list
+  elements: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_conf import NcclConfError, merge_settings
+
+_FQCN = "gpufleet.cluster.nccl_conf_merge"
+
+
+def nccl_conf_merge(own, roce_text=None, roce_source="/etc/gpufleet/nccl-roce.conf"):
+    """The merged /etc/nccl.conf settings; refuses bad keys, bad values and conflicts."""
+    if not isinstance(own, (list, tuple)):
+        raise AnsibleFilterError("%s: input must be a list of {key, value, source}, got %s %r"
+                                 % (_FQCN, type(own).__name__, own))
+    if roce_text is not None and not isinstance(roce_text, str):
+        raise AnsibleFilterError("%s: roce_text must be the file's text or null, got %s"
+                                 % (_FQCN, type(roce_text).__name__))
+    if not isinstance(roce_source, str) or not roce_source:
+        raise AnsibleFilterError("%s: roce_source must name the RoCE settings file, got %r" % (_FQCN, roce_source))
+    try:
+        return [setting.as_dict() for setting in merge_settings(list(own), roce_text, roce_source)]
+    except NcclConfError as exc:
+        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+
+
+class FilterModule:
+    def filters(self):
+        return {"nccl_conf_merge": nccl_conf_merge}

@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: rdma_stack_memlock
+version_added: 0.1.0
+short_description: Whether logins and services may lock (pin) as much memory as RDMA needs
+description:
+  - Works out the effective memlock limits from the pam_limits files and systemd's C(DefaultLimitMEMLOCK), and
+    compares each with a minimum in KiB. pam_limits reads C(/etc/security/limits.conf) first, then
+    C(limits.d/*.conf) in name order; a later line for the same domain replaces an earlier one; C(*) covers every
+    user but root, which only C(root) lines cover; C(-) sets soft and hard. A login without a matching line keeps
+    what sshd got from systemd.
+  - Returns every check with the file and line that set the value, so a failure names the file to fix.
+positional: _input, systemd, minimum
+options:
+  _input:
+    description: The limits files, C([{path, content}]) (content as text).
+    type: list
+    elements: dict
+    required: true
+  systemd:
+    description: C({DefaultLimitMEMLOCK, DefaultLimitMEMLOCKSoft}) as C(systemctl show) prints them (bytes or C(infinity)).
+    type: dict
+    required: true
+  minimum:
+    description: The least memlock in KiB, or C(unlimited).
+    type: raw
+    required: true
+"""
+
+EXAMPLES = r"""
+- name: Check memlock
+  ansible.builtin.set_fact:
+    memlock: >-
+      {{ [{'path': '/etc/security/limits.d/90-gpufleet.conf', 'content': '* - memlock 8192\n'}]
+         | gpufleet.cluster.rdma_stack_memlock({'DefaultLimitMEMLOCK': '8388608'}, 'unlimited') }}
+  # memlock.ok == false; memlock.problems[0] ==
+  # "logins soft memlock is 8192 KiB (/etc/security/limits.d/90-gpufleet.conf:1), below rdma_memlock_min_kib unlimited"
+"""
+
+RETURN = r"""
+_value:
+  description:
+    - C(ok), C(minimum_kib), C(checks) (C({who, kind, value_kib, source, ok}) for logins, root logins and services,
+      soft and hard; C(value_kib) is a number or C(unlimited)) and C(problems) (one sentence per failed check).
+  type: dict
+"""
+
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, memlock_check
+
+_FQCN = "gpufleet.cluster.rdma_stack_memlock"
+
+
+def rdma_stack_memlock(files, systemd, minimum):
+    """Effective memlock limits against a minimum."""
+    if not isinstance(files, (list, tuple)) or not all(
+            isinstance(f, Mapping) and isinstance(f.get("path"), str) and isinstance(f.get("content", ""), str)
+            for f in files):
+        raise AnsibleFilterError("%s: input must be a list of {path, content} dicts, got %r" % (_FQCN, files))
+    if not isinstance(systemd, Mapping):
+        raise AnsibleFilterError("%s: systemd must be a dict of systemctl show properties, got %r" % (_FQCN, systemd))
+    if isinstance(minimum, str) and minimum.isdigit():
+        minimum = int(minimum)
+    try:
+        return memlock_check([dict(f) for f in files], dict(systemd), minimum)
+    except RdmaStackError as exc:
+        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+
+
+class FilterModule:
+    def filters(self):
+        return {"rdma_stack_memlock": rdma_stack_memlock}

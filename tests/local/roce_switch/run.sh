@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# roce_switch against loopback only: three switches rendered to files for review, three pushed to stand-ins for
+# the switch OS (SONiC config/sonic-cfggen and Cumulus nv as commands on PATH, Arista eAPI as an HTTP server on
+# 127.0.0.1). Refusals first (nothing may be written or pushed), then check mode, apply, re-run, check again.
+#   tests/local/roce_switch/run.sh        exits non-zero on the first failure; removes everything it made
+#                                         (ROCE_TEST_KEEP=1 keeps the logs and the stand-ins' state)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+py=$root/.venv/bin/python
+playbook=$root/.venv/bin/ansible-playbook
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/roce-switch-test.XXXXXX")
+eapi_pid=
+
+cleanup() {
+  if [ -n "$eapi_pid" ]; then kill "$eapi_pid" 2>/dev/null || true; wait "$eapi_pid" 2>/dev/null || true; fi
+  if [ -n "${ROCE_TEST_KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+
+# The stand-in commands: one script plays config, sonic-cfggen and nv.
+mkdir -p "$tmp/bin" "$tmp/state" "$tmp/logs"
+for cmd in config sonic-cfggen nv; do
+  printf '#!/bin/sh\nexec "%s" "%s" %s "$@"\n' "$py" "$here/standins/switch_os.py" "$cmd" >"$tmp/bin/$cmd"
+  chmod +x "$tmp/bin/$cmd"
+done
+
+# The eAPI stand-in on a free loopback port; its password is made up per run and reaches it by environment.
+ROCE_EAPI_PASSWORD=$("$py" -c 'import secrets; print(secrets.token_hex(8))')
+export ROCE_EAPI_PASSWORD ROCE_TEST_TMP=$tmp
+"$py" "$here/standins/eapi.py" "$tmp/state/push-eos" "$tmp/eapi.port" >"$tmp/logs/eapi.log" 2>&1 &
+eapi_pid=$!
+for _ in $(seq 50); do [ -s "$tmp/eapi.port" ] && break; sleep 0.1; done
+[ -s "$tmp/eapi.port" ] || { echo "eAPI stand-in did not start"; cat "$tmp/logs/eapi.log"; exit 1; }
+ROCE_EAPI_PORT=$(cat "$tmp/eapi.port")
+export ROCE_EAPI_PORT
+
+export ANSIBLE_CONFIG=$root/ansible.cfg ANSIBLE_FORCE_COLOR=false ANSIBLE_NOCOLOR=true
+# Pipelining spares each module run its temporary directory round trips (local connection too).
+export ANSIBLE_CACHE_PLUGIN=memory ANSIBLE_PIPELINING=true
+play() { (cd "$root" && "$playbook" -i "$here/inventory.yml" "$here/site.yml" "$@"); }
+check() { "$py" "$here/check.py" "$@"; }
+
+run() {  # run NAME ARGS...: a run that must succeed
+  local name=$1; shift
+  play "$@" >"$tmp/logs/$name.log" 2>&1 || { echo "FAIL: $name run failed"; tail -40 "$tmp/logs/$name.log"; exit 1; }
+}
+
+refused() {  # refused NAME EXPECTED_TEXT ARGS...: a run that must fail in preflight, saying EXPECTED_TEXT
+  local name=$1 expect=$2; shift 2
+  if play "$@" >"$tmp/logs/$name.log" 2>&1; then echo "FAIL: $name: bad input accepted"; exit 1; fi
+  grep -qF -- "$expect" "$tmp/logs/$name.log" \
+    || { echo "FAIL: $name did not say '$expect'"; tail -30 "$tmp/logs/$name.log"; exit 1; }
+  ! grep -qE "changed=[1-9]" "$tmp/logs/$name.log" || { echo "FAIL: $name changed something"; exit 1; }
+  [ ! -e "$tmp/out" ] || { echo "FAIL: $name wrote $(ls "$tmp/out")"; exit 1; }
+  echo "ok: refused $name: '$expect'"
+}
+
+echo "== refusals: nothing is written or pushed"
+refused priority "gpu01: host priority 4 / switch priority 3" -e '{"roce_host_priority": 4}'
+refused cable "gpufleet.cluster.pfc_headroom: port 'swp1': cable_m 20000 m is outside 0.5..10000 m" \
+  --limit files-nvue -e '{"roce_switch_ports": [{"name": "swp1", "speed_gbps": 400, "cable_m": 20000}]}'
+refused buffer "roce_switch_buffer_bytes is 300000" --limit files-sonic -e '{"roce_switch_buffer_bytes": 300000}'
+check archive "$tmp" refused
+
+echo "== check mode: every switch reports a change, nothing is written"
+run check --check --diff
+check recap "$tmp/logs/check.log" changed
+[ ! -e "$tmp/out" ] || { echo "FAIL: check mode wrote $(ls "$tmp/out")"; exit 1; }
+check archive "$tmp" check
+
+echo "== apply"
+run apply --diff
+check recap "$tmp/logs/apply.log" changed
+check files "$tmp/out"
+check state "$tmp"
+check archive "$tmp" apply
+
+echo "== re-run and check mode again: nothing changes"
+run rerun
+check recap "$tmp/logs/rerun.log" unchanged
+check archive "$tmp" rerun
+run recheck --check --diff
+check recap "$tmp/logs/recheck.log" unchanged
+check archive "$tmp" recheck
+
+echo "== the stand-ins saw exactly the expected calls in every run"
+check calls "$tmp"
+echo "roce_switch local tests: passed"
