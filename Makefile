@@ -30,9 +30,10 @@ help:
 deps: host-deps venv
 
 host-deps:
-	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v runc >/dev/null || ! command -v shellcheck >/dev/null; then \
-	  echo "installing podman, runc, debootstrap, shellcheck from the distribution's packages"; \
+	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v runc >/dev/null || ! command -v shellcheck >/dev/null || ! command -v chromium >/dev/null; then \
+	  echo "installing podman, runc, debootstrap, shellcheck, chromium (checks the plan report) from the distribution's packages"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman runc debootstrap uidmap shellcheck >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	fi
 
 venv: $(VENV)/.installed
@@ -94,6 +95,9 @@ plan: venv
 	@if ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-refused -e plan_pdus=as_built >.build/plan-refused.log 2>&1; then \
 	  echo "plan.yml accepted the design's overloaded breaker plan"; exit 1; fi
 	grep -q "is out of circuits on feed" .build/plan-refused.log
+	@# The HTML report, opened in headless Chromium: it renders, every section is there, no console message.
+	$(PY) tests/browser/check_report.py .build/plan-test/report.html
+	pytest -q tests/browser
 
 # Roles that need no container (switch configuration), run against localhost and loopback stand-ins.
 local: venv
