@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: nvidia_smi_parse
+version_added: 0.1.0
+short_description: Parse nvidia-smi -q or --query-gpu CSV, optionally check clocks, power, ECC and thermal state
+description:
+  - O(format=q) reads C(nvidia-smi -q) per GPU - power limits, current/application/default application clocks,
+    ECC mode and uncorrectable counters, remapped rows, retired pages, temperature and its slowdown/shutdown
+    thresholds (absolute, or from the T.Limit margins of 535+ drivers), active clock event reasons.
+  - O(format=csv) reads C(nvidia-smi --query-gpu=... --format=csv[,nounits]) into dicts keyed by the query names,
+    numbers as numbers and C([N/A]) as null.
+  - With O(format=q), C(checks) holds validate_report entries - C(gpu_count) (with O(expected_count)),
+    C(gpu_power_limit) and C(gpu_clocks) (with O(expect) from C(validate_expect) kind gpu), C(gpu_ecc),
+    C(gpu_thermal).
+positional: _input
+options:
+  _input:
+    description: nvidia-smi's stdout.
+    type: str
+    required: true
+  format:
+    description: Which output it is.
+    type: str
+    choices: [q, csv]
+    default: q
+  node:
+    description: The node the output comes from.
+    type: str
+  expect:
+    description: Expectation from C(validate_expect) kind gpu (power limit and application clocks).
+    type: dict
+  expected_count:
+    description: GPUs the node should have (gpufleet_hardware.gpus).
+    type: int
+"""
+
+EXAMPLES = r"""
+- name: Clocks, power, ECC and thermal state of this node's GPUs
+  ansible.builtin.set_fact:
+    gpu_result: >-
+      {{ smi_q.stdout | gpufleet.cluster.nvidia_smi_parse(node=inventory_hostname,
+           expected_count=gpufleet_hardware.gpus,
+           expect=('gpu' | gpufleet.cluster.validate_expect(hardware=validate_hardware, model='NVIDIA H100 80GB HBM3'))) }}
+"""
+
+RETURN = r"""
+_value:
+  description: C(gpus) (a list of dicts) and, with O(format=q), C(checks).
+  type: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_gpu import gpu_checks
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_smi import parse_nvidia_smi_q, parse_query_gpu_csv
+
+_FQCN = "gpufleet.cluster.nvidia_smi_parse"
+
+
+def nvidia_smi_parse(text, format="q", node=None, expect=None, expected_count=None):
+    """Parsed nvidia-smi output (+ GPU checks for -q)."""
+    if not isinstance(text, str):
+        raise AnsibleFilterError("%s: input must be nvidia-smi's output text, got %s" % (_FQCN, type(text).__name__))
+    if format not in ("q", "csv"):
+        raise AnsibleFilterError("%s: format must be q or csv, got %r" % (_FQCN, format))
+    if expected_count is not None and (isinstance(expected_count, bool) or not isinstance(expected_count, int)):
+        raise AnsibleFilterError("%s: expected_count must be an integer, got %r" % (_FQCN, expected_count))
+    if expect is not None and not isinstance(expect, dict):
+        raise AnsibleFilterError("%s: expect must be a validate_expect result, got %r" % (_FQCN, expect))
+    try:
+        if format == "csv":
+            return {"gpus": parse_query_gpu_csv(text)}
+        gpus = parse_nvidia_smi_q(text)
+        return {"gpus": gpus, "checks": gpu_checks(gpus, expect, node, expected_count)}
+    except (ValidateParseError, ExpectationError) as exc:
+        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+
+
+class FilterModule:
+    def filters(self):
+        return {"nvidia_smi_parse": nvidia_smi_parse}

@@ -1,0 +1,77 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: validate_report
+version_added: 0.1.0
+short_description: The validation report, as JSON and as a self-contained HTML page
+description:
+  - Combines check results C({check, node or nodes, status, measured, expected, unit, detail, derivation}) into one
+    report (schema C(gpufleet.validate/v1), docs/validate.md). C(status) may be left out when C(expected) is a
+    C(validate_expect) result; it is then judged (not applicable, error without a measurement, pass or fail).
+  - The report fails when any result is C(fail) or C(error). Nodes named alone by a failing result are listed in
+    C(drain) with a Slurm reason (one line, no double quotes, at most 249 characters).
+  - The output is deterministic (sorted); give O(generated) to stamp it.
+positional: _input
+options:
+  _input:
+    description: The check results.
+    type: list
+    elements: dict
+    required: true
+  cluster:
+    description: Cluster name for the title.
+    type: str
+  generated:
+    description: Time stamp text shown in the report (for example C(ansible_date_time.iso8601)).
+    type: str
+  title:
+    description: Page title.
+    type: str
+"""
+
+EXAMPLES = r"""
+- name: Write both reports
+  vars:
+    validate_out: "{{ validate_results | gpufleet.cluster.validate_report(cluster=gpufleet_cluster_name,
+                      generated=ansible_date_time.iso8601) }}"
+  block:
+    - ansible.builtin.copy: {content: "{{ validate_out.json }}", dest: /var/tmp/validate.json, mode: "0644"}
+    - ansible.builtin.copy: {content: "{{ validate_out.html }}", dest: /var/tmp/validate.html, mode: "0644"}
+    - ansible.builtin.fail: {msg: "validation failed: see /var/tmp/validate.html"}
+      when: validate_out.failed
+"""
+
+RETURN = r"""
+_value:
+  description: C(json) (text), C(html) (text), C(failed) (bool), C(drain) (list of node, reason, checks) and
+    C(report) (the JSON document as data).
+  type: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_report import ReportError, report
+
+_FQCN = "gpufleet.cluster.validate_report"
+
+
+def validate_report(results, cluster=None, generated=None, title=None):
+    """{json, html, failed, drain, report} of the check results."""
+    if not isinstance(results, list):
+        raise AnsibleFilterError("%s: input must be a list of check results, got %s" % (_FQCN, type(results).__name__))
+    for name, value in (("cluster", cluster), ("generated", generated), ("title", title)):
+        if value is not None and not isinstance(value, str):
+            raise AnsibleFilterError("%s: %s must be text, got %r" % (_FQCN, name, value))
+    try:
+        return report(list(results), cluster=cluster, generated=generated, title=title)
+    except ReportError as exc:
+        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+
+
+class FilterModule:
+    def filters(self):
+        return {"validate_report": validate_report}
