@@ -44,6 +44,9 @@ refused "slurm_db_password (from the vault)" --tags slurm -e slurm_db_password=
 echo "== the cluster, seen from its nodes"
 pytest -q -p no:cacheprovider tests/e2e/test_lab.py tests/e2e/test_slurm.py --ansible-inventory "$inv/hosts.yml" --connection ansible
 
+echo "== validate.yml: the checks that have their hardware pass, the others say what is missing; a failure drains"
+"$root/tests/e2e/validate.sh" "$name" "$inv"
+
 echo "== a GPU node added to the inventory joins; a job running elsewhere keeps running"
 job=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command \
         -a "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'" | sed -n 's/.*(stdout) \([0-9]*\).*/\1/p')

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Lab end-to-end of playbooks/validate.yml, against a lab that is already converged (common, slurm, rdma layers):
+#   1. a healthy run exits 0; its report: Slurm passes, fio on a local directory passes, perftest is present,
+#      GPUs / DCGM / NCCL / RDMA bandwidth and latency / Lustre are "not applicable: no <hardware>"; it changed nothing
+#   2. a check-mode run exits 0, runs no load test and says "not run: check mode"
+#   3. an impossible storage floor exits non-zero and, with validate_drain=true, drains every GPU node with the
+#      reason; the nodes are resumed afterwards (also when something failed), so the lab is left as it was.
+#   tests/e2e/validate.sh LAB_NAME INVENTORY_DIR
+set -euo pipefail
+name=${1:?lab name}
+inv=${2:?inventory dir}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+logs=$root/.build/e2e-logs
+reports=$root/.build/validate-e2e/$name
+mkdir -p "$logs" "$reports"
+started=$SECONDS
+
+# The lab's GPU nodes and the host Slurm commands are run on (a login node, else the controller).
+read -ra nodes <<<"$(ansible-inventory -i "$inv" --list | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["gpu_nodes"]["hosts"])))')"
+submit='login_nodes[0]'
+[ -n "$(ansible -i "$inv" --list-hosts 'login_nodes' 2>/dev/null | tail -n +2)" ] || submit='slurm_controller[0]'
+on_submit() { ansible -i "$inv" "$submit" -m ansible.builtin.command -a "$1"; }
+resume() { on_submit "scontrol update nodename=$(IFS=,; echo "${nodes[*]}") state=resume" >/dev/null 2>&1 || true; }
+validate() { ansible-playbook -i "$inv" playbooks/validate.yml "$@"; }
+
+echo "== validate: a healthy lab passes"
+validate -e "validate_report_dir=$reports/pass" >"$logs/validate.log" 2>&1 || { tail -60 "$logs/validate.log"; exit 1; }
+python3 tests/e2e/check_validate.py "$reports/pass" pass "${nodes[@]}"
+! grep -E "changed=[1-9]" "$logs/validate.log" || { echo "validate.yml changed something without draining"; exit 1; }
+
+echo "== validate in check mode: no load test, said so"
+validate --check -e "validate_report_dir=$reports/check" >"$logs/validate-check.log" 2>&1 \
+  || { tail -60 "$logs/validate-check.log"; exit 1; }
+python3 tests/e2e/check_validate.py "$reports/check" check "${nodes[@]}"
+
+echo "== validate with an impossible storage floor: exits non-zero, drains the GPU nodes when asked"
+trap resume EXIT
+if validate -e validate_filesystem_min_gbs=100000 -e validate_drain=true -e "validate_report_dir=$reports/fail" \
+     >"$logs/validate-fail.log" 2>&1; then
+  echo "validate.yml exited 0 with a floor of 100000 GB/s"; exit 1
+fi
+grep -q "Validation of .* failed: .* storage_read on" "$logs/validate-fail.log" \
+  || { echo "the failure does not name storage_read"; tail -40 "$logs/validate-fail.log"; exit 1; }
+python3 tests/e2e/check_validate.py "$reports/fail" fail "${nodes[@]}"
+sinfo=$(on_submit "sinfo --noheader --Node --format=%N|%T|%E")
+for node in "${nodes[@]}"; do
+  echo "$sinfo" | grep -Eq "$node\|(drained|draining)\|gpufleet-validate: storage_read" \
+    || { echo "$node is not drained by validate.yml: $sinfo"; exit 1; }
+done
+echo "drained with the reason: ${nodes[*]}"
+resume
+trap - EXIT
+sinfo=$(on_submit "sinfo --noheader --Node --format=%N|%T")
+! echo "$sinfo" | grep -Eq "drain" || { echo "nodes still drained after resume: $sinfo"; exit 1; }
+echo "== validate: done in $((SECONDS - started)) s (reports in ${reports#"$root"/})"
