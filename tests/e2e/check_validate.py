@@ -61,10 +61,10 @@ def main(argv: List[str]) -> int:
         found = results(report, check, node)
         expect(bool(found), "%s on %s: no result" % (check, node or "the cluster"))
         for r in found:
-            expect(r["status"] == status, "%s on %s is %s (%s), expected %s" % (check, r["nodes"], r["status"],
-                                                                              r["detail"], status))
-            expect(detail in r["detail"], "%s on %s says %r, expected it to say %r" % (check, r["nodes"],
-                                                                                       r["detail"], detail))
+            expect(r["status"] == status, "%s on %s is %s (%s), expected %s" % (
+                check, r["nodes"], r["status"], r["detail"], status))
+            expect(detail in r["detail"], "%s on %s says %r, expected it to say %r" % (
+                check, r["nodes"], r["detail"], detail))
 
     with open(os.path.join(folder, "validate.json"), encoding="utf-8") as fh:
         report = json.load(fh)

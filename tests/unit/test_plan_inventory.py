@@ -31,7 +31,6 @@ from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
 from reference_inventory import plan_inventory  # noqa: E402
 
 
-
 @pytest.fixture(scope="module")
 def inv():
     inventory, groups, node_hw = plan_inventory()
