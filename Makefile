@@ -111,7 +111,7 @@ unit: venv
 
 molecule: venv images
 	@rm -rf $(STALE_COPY)
-	@for s in $(MOLECULE_SCENARIOS); do echo "== molecule scenario $$s"; molecule test -s $$s || exit 1; done
+	tests/molecule/run-all.sh $(MOLECULE_SCENARIOS)
 
 e2e: venv images
 	tests/e2e/run.sh $(E2E_NAME) $(E2E_INV)

@@ -27,7 +27,10 @@ validate() { ansible-playbook -i "$inv" playbooks/validate.yml "$@"; }
 echo "== validate: a healthy lab passes"
 validate -e "validate_report_dir=$reports/pass" >"$logs/validate.log" 2>&1 || { tail -60 "$logs/validate.log"; exit 1; }
 python3 tests/e2e/check_validate.py "$reports/pass" pass "${nodes[@]}"
-! grep -E "changed=[1-9]" "$logs/validate.log" || { echo "validate.yml changed something without draining"; exit 1; }
+# The one change allowed: installing the measuring tools (validate_install_tools) on a node that lacks them.
+changed_tasks=$(awk '/^TASK \[/ {task=$0} /^changed: / {print task}' "$logs/validate.log" | sort -u \
+  | grep -v "Install the measuring tools" || true)
+[ -z "$changed_tasks" ] || { echo "validate.yml changed something without draining: $changed_tasks"; exit 1; }
 
 echo "== validate in check mode: no load test, said so"
 validate --check -e "validate_report_dir=$reports/check" >"$logs/validate-check.log" 2>&1 \

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every molecule scenario, two at a time (each scenario has its own containers and network), longest first so
+# the two lanes end close together. Each scenario logs to .build/molecule/<scenario>.log; a failed one's log
+# tail is printed. Exits non-zero when any scenario failed, after the running ones have finished.
+#   tests/molecule/run-all.sh SCENARIO...       (MOLECULE_JOBS=1 runs them one after the other)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+logs=$root/.build/molecule
+mkdir -p "$logs"
+# Rough lengths on the 2-core machine (minutes), to start the long ones first; unknown scenarios go last.
+order="slurm fabric nvidia_driver gpu_tuning common dcgm"
+scenarios=()
+for s in $order; do [[ " $* " == *" $s "* ]] && scenarios+=("$s"); done
+for s in "$@"; do [[ " $order " == *" $s "* ]] || scenarios+=("$s"); done
+
+run_one() {  # run_one SCENARIO: molecule test, its log, one line of result
+  local s=$1 start=$SECONDS
+  if (cd "$root" && molecule test -s "$s") >"$logs/$s.log" 2>&1; then
+    echo "== molecule scenario $s: passed ($((SECONDS - start)) s)"
+  else
+    echo "== molecule scenario $s: FAILED ($((SECONDS - start)) s), the end of $logs/$s.log:"
+    tail -60 "$logs/$s.log"
+    return 1
+  fi
+}
+export -f run_one
+export root logs
+
+printf '%s\n' "${scenarios[@]}" | xargs -P "${MOLECULE_JOBS:-2}" -I{} bash -c 'run_one "$@"' _ {}
