@@ -262,7 +262,7 @@ def ensure_network(name: str) -> None:
            "--label", f"gpufleet.lab={name}", name)
 
 
-def wait_for_ssh(nodes: Iterable[Node], key: str, timeout: float = 90.0) -> None:
+def wait_for_ssh(nodes: Iterable[Node], key: str, name: str, timeout: float = 180.0) -> None:
     pending = list(nodes)
     deadline = time.monotonic() + timeout
     while pending:
@@ -275,8 +275,29 @@ def wait_for_ssh(nodes: Iterable[Node], key: str, timeout: float = 90.0) -> None
             pending.pop(0)
             continue
         if time.monotonic() > deadline:
-            die(f"{node.hostname} ({node.ip}) did not accept SSH within {timeout:.0f} s: {proc.stderr.strip()}")
+            die(f"{node.hostname} ({node.ip}) did not accept SSH within {timeout:.0f} s: {proc.stderr.strip()}\n"
+                + boot_diagnostics(f"{name}-{node.hostname}"))
         time.sleep(0.5)
+
+
+def boot_diagnostics(cname: str) -> str:
+    """What systemd in a container says about its boot and its SSH daemon, for an error message."""
+    lines = [f"podman state: {podman('inspect', '--format', '{{.State.Status}}', cname, check=False).stdout.strip()}"]
+    for argv in (["systemctl", "is-system-running"], ["systemctl", "--failed", "--no-legend", "--plain"],
+                 ["systemctl", "status", "--no-pager", "--lines=10", "ssh.service"]):
+        proc = podman("exec", cname, *argv, check=False)
+        lines.append(f"$ {' '.join(argv)}\n{(proc.stdout + proc.stderr).strip()}")
+    return "\n".join(lines)
+
+
+def reusable(cname: str) -> bool:
+    """A container podman calls running whose systemd answers and has not given up on SSH; one left behind
+    by a killed run may have neither."""
+    state = podman("exec", cname, "systemctl", "is-system-running", check=False).stdout.strip()
+    if state not in ("initializing", "starting", "running", "degraded"):
+        return False
+    ssh = podman("exec", cname, "systemctl", "is-active", "ssh.service", check=False).stdout.strip()
+    return ssh in ("active", "activating")
 
 
 def write_inventory(name: str, nodes: List[Node], key: str, inventory: str, controllers: int = 1) -> str:
@@ -379,13 +400,16 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
         if cname in existing:
             if existing[cname]["State"] != "running":
                 podman("start", cname)
-            continue
+            if reusable(cname):
+                continue
+            log(f"removing {cname}: its systemd or SSH daemon is not running (left by an interrupted run?)")
+            podman("rm", "-f", "-t", "2", cname)
         podman("run", "-d", "--name", cname, "--hostname", node.hostname,
                "--network", name, "--ip", node.ip, "--systemd=always", "--no-hosts",
                "--label", f"gpufleet.lab={name}", "--label", f"gpufleet.groups={','.join(node.groups)}",
                "--label", f"gpufleet.spec={specs[cname]}",
                "-v", f"{key}.pub:/root/.ssh/authorized_keys:ro", *node.run_args(name, controllers), image)
-    wait_for_ssh(nodes, key)
+    wait_for_ssh(nodes, key, name)
     path = write_inventory(name, nodes, key, inventory, controllers)
     os.makedirs(STATE_DIR, exist_ok=True)
     with open(os.path.join(STATE_DIR, f"{name}.json"), "w", encoding="utf-8") as fh:

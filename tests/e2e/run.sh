@@ -12,6 +12,8 @@ mkdir -p "$logs"
 cleanup() { python3 "$root/lab/lab.py" down --name "$name" --inventory "$inv" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
+# A lab of this name that an interrupted run left behind would be reused as it is: start from fresh containers.
+python3 "$root/lab/lab.py" down --name "$name" --inventory "$inv"
 python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes "${E2E_COMPUTES:-2}" --controllers 2
 cd "$root"
 play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
