@@ -30,9 +30,9 @@ help:
 deps: host-deps venv
 
 host-deps:
-	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v runc >/dev/null || ! command -v shellcheck >/dev/null || ! command -v chromium >/dev/null; then \
-	  echo "installing podman, runc, debootstrap, shellcheck, chromium (checks the plan report) from the distribution's packages"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman runc debootstrap uidmap shellcheck >/dev/null; \
+	@if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v runc >/dev/null || ! command -v shellcheck >/dev/null || ! command -v chromium >/dev/null || ! command -v ssh >/dev/null || ! python3 -c 'import ensurepip' 2>/dev/null; then \
+	  echo "installing podman, runc, debootstrap, shellcheck, python3-venv, the SSH client, chromium (checks the plan report) from the distribution's packages"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman runc debootstrap uidmap shellcheck python3-venv openssh-client >/dev/null; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	fi
 
@@ -82,6 +82,7 @@ lint: venv
 	ansible-lint
 	antsibull-changelog lint
 	$(PY) docs/tools/role_docs.py --check
+	$(PY) docs/tools/plugin_docs.py --check
 	ansible-playbook playbooks/site.yml -i inventories/h100-64 --syntax-check
 
 # The reference design's plan, twice (the second run must change nothing), and the design's own

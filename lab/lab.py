@@ -218,10 +218,14 @@ class Node:
     groups: List[str]
 
     def run_args(self, lab: str, controllers: int) -> List[str]:
-        args: List[str] = []
+        # A node that reboots (systemctl reboot, ansible.builtin.reboot) comes back, as a machine does.
+        args: List[str] = ["--restart", "always"]
         if "gpu_nodes" in self.groups:
             for index in range(GPU_STAND_INS):
                 args += ["--device", f"/dev/null:/dev/nvidia{index}"]
+            # A writable copy of the host's /sys/module, reset at every boot: a test can stand in for a loaded
+            # kernel module (/sys/module/nvidia/version), which a container cannot load.
+            args += ["--mount", "type=tmpfs,destination=/sys/module"]
         if "slurm_controller" in self.groups and controllers > 1:
             args += ["-v", f"{lab}-slurmctld-state:{SHARED_STATE_MOUNT}"]
         return args

@@ -13,8 +13,8 @@ description:
   - Evaluates an assignment of node PSUs to PDU branch circuits in every scenario, normal operation, loss of each feed
     and loss of each single PSU, with each node's load shared equally among its live PSUs.
   - Reports every circuit with its normal and worst-case current and power, and lists violations with numbers; overloads
-    (circuit, scenario, amps, watts, limit, fix), nodes that go down (fewer live PSUs than O(_input.nodes[].psus_required)),
-    phase imbalance above O(_input.imbalance_limit), and structural problems (PSU unassigned or assigned twice, PDU in
+    (circuit, scenario, amps, watts, limit, fix), nodes that go down (fewer live PSUs than the node's C(psus_required)),
+    phase imbalance above the C(imbalance_limit) of O(_input), and structural problems (PSU unassigned or assigned twice, PDU in
     another rack, unknown node, PSU, PDU or circuit).
   - Takes the same input as P(gpufleet.cluster.pdu_layout#filter); see C(docs/power.md).
 positional: _input, assignment

@@ -11,7 +11,7 @@ version_added: 0.1.0
 short_description: Assign every node PSU to a PDU branch circuit so the rack survives a feed or PSU loss
 description:
   - Places every PSU of every node on a branch circuit of a PDU in the node's rack.
-  - A node's PSUs are spread round-robin over the rack's feeds so that it keeps at least O(_input.nodes[].psus_required)
+  - A node's PSUs are spread round-robin over the rack's feeds so that it keeps at least its C(psus_required)
     PSUs after the loss of any one feed.
   - Every circuit stays within C(rating_a x derating) in normal operation, after the loss of any one feed (every PSU on
     that feed's PDUs dead, each affected node's load re-shared over its live PSUs) and after the loss of any one PSU.
@@ -19,7 +19,7 @@ description:
     line-to-line C(voltage) divided by the square root of 3, a line-to-line circuit sees C(voltage). Three-phase line
     currents are phasor sums, for delta C(I_L1 = I_12 - I_31).
   - First-fit decreasing over the worst-case size of each PSU; a circuit is opened only when no opened one fits, and
-    among fitting circuits the one giving the best phase balance is used. When O(_input.imbalance_limit) is set and the
+    among fitting circuits the one giving the best phase balance is used. When the C(imbalance_limit) of O(_input) is set and the
     fewest-circuits layout exceeds it, the rack is laid out again phase-first (possibly with more circuits).
   - Fails, naming the rack, feed and missing watts and amps, when no layout exists.
   - See C(docs/power.md) for the formulas and a worked example.

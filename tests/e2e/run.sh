@@ -20,8 +20,9 @@ play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
 
 echo "== converge"
 play >"$logs/converge.log" 2>&1 || { tail -50 "$logs/converge.log"; exit 1; }
-echo "== idempotent re-run"
-play >"$logs/rerun.log" 2>&1 || { tail -50 "$logs/rerun.log"; exit 1; }
+echo "== idempotent re-run, the way AWX runs a job: ansible-runner, a private data dir, extravars, an inventory"
+python3 tests/e2e/awx_runner.py --inventory "$inv" --playbook playbooks/site.yml --ident rerun --log "$logs/rerun.log" \
+  || { tail -50 "$logs/rerun.log"; exit 1; }
 echo "== check mode"
 play --check --diff >"$logs/check.log" 2>&1 || { tail -50 "$logs/check.log"; exit 1; }
 python3 tests/e2e/summarise.py "$logs/converge.log" "$logs/rerun.log" "$logs/check.log"
@@ -43,6 +44,11 @@ refused "partition gpu references node(s) gpu[03-09] that have no NodeName line"
 refused "lacks /dev/nvidia8" --tags slurm -e slurm_gpu_count=9
 refused "slurm_db_password (from the vault)" --tags slurm -e slurm_db_password=
 
+echo "== one slice of an AWX sliced job (part of the inventory, a workflow job named after the template) is refused"
+python3 tests/e2e/awx_runner.py --inventory "$inv" --playbook playbooks/site.yml --ident slice --log "$logs/slice.log" \
+  --hosts gpu02,login01 --expect-refusal "as one slice of a sliced job" \
+  --extravars '{"awx_workflow_job_id": 4243, "awx_workflow_job_name": "gpufleet site (converge)", "awx_job_launch_type": "workflow"}'
+
 echo "== the cluster, seen from its nodes"
 pytest -q -p no:cacheprovider tests/e2e/test_lab.py tests/e2e/test_slurm.py --ansible-inventory "$inv/hosts.yml" --connection ansible
 
@@ -57,6 +63,7 @@ computes=${E2E_COMPUTES:-2}
 python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes $((computes + 1)) --controllers 2
 play >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
 E2E_JOB_ID=$job pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
+ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "scancel $job" >/dev/null
 
 echo "== the database password is rotated (a new vault value): slurmdbd follows before accounting is read"
 play --tags slurm -e "slurm_db_password=rotated-e2e-$RANDOM$RANDOM" >"$logs/rotate.log" 2>&1 || { tail -50 "$logs/rotate.log"; exit 1; }
@@ -64,6 +71,9 @@ grep -q "changed: \[head\]" "$logs/rotate.log" || { echo "the rotation changed n
 ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "sacctmgr --noheader list cluster format=cluster" \
   >"$logs/rotate-check.log" 2>&1 || { echo "accounting does not answer after the rotation"; cat "$logs/rotate-check.log"; exit 1; }
 echo "accounting answers after the rotation: $(sed -n 's/.*(stdout) //p' "$logs/rotate-check.log")"
+
+echo "== a rolling driver upgrade: one GPU node at a time drained, its job left to end, rebooted, checked, resumed"
+"$root/tests/e2e/rolling_reboot.sh" "$name" "$inv"
 
 echo "== fail-over: stop the primary controller's container"
 podman stop -t 5 "$name-head" >/dev/null

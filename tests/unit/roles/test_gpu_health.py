@@ -297,6 +297,38 @@ def test_stand_ins_without_nvidia_smi_print_the_lab_line(tmp_path, config, run, 
     assert run.calls == []
 
 
+def stand_in_devices(tmp_path, monkeypatch):
+    """/dev/nvidia0..7 as the lab has them: links to /dev/null (character device 1:3)."""
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    for index in range(8):
+        (dev / ("nvidia%d" % index)).symlink_to("/dev/null")
+    monkeypatch.setattr(gh, "DEV_GLOB", str(dev / "nvidia[0-9]*"))
+
+
+def test_stand_ins_with_a_driver_installed_print_the_lab_line(tmp_path, config, run, monkeypatch, capsys):
+    # A lab node with Debian's driver packages: nvidia-smi exists but would fail (no module, no GPU). Its devices
+    # are /dev/null, not NVIDIA's major 195, so it is still a lab node: nothing is run, nothing drained.
+    stand_in_devices(tmp_path, monkeypatch)
+    monkeypatch.setattr(gh.shutil, "which", lambda name, path=None: "/usr/bin/" + name)
+    assert gh.main(["--config", config(LAB_CONF), "--node", "gpu01", "--source", "nvidia-smi"]) == 0
+    out, err = capsys.readouterr()
+    assert out == HEAD + "8 stand-in GPU devices, no NVIDIA GPU behind them (nvidia-smi not asked): nothing to check (lab)\n"
+    assert err == ""
+    assert run.calls == []
+
+
+def test_stand_ins_setting_does_not_hide_real_gpus(tmp_path, config, run, monkeypatch, capsys):
+    # STAND_INS=1 on a node whose devices are NVIDIA's (here: /dev/null's major taken as NVIDIA's): checked for real,
+    # and a failing nvidia-smi drains it.
+    stand_in_devices(tmp_path, monkeypatch)
+    monkeypatch.setattr(gh, "NVIDIA_MAJOR", os.major(os.stat("/dev/null").st_rdev))
+    monkeypatch.setattr(gh.shutil, "which", lambda name, path=None: "/usr/bin/" + name)
+    monkeypatch.setattr(gh, "run_smi", lambda tool, timeout: ("", "nvidia-smi failed: exit 9"))
+    assert gh.main(["--config", config(LAB_CONF), "--node", "gpu01", "--source", "nvidia-smi"]) == 1
+    assert run.argvs[-1] == update_argv("gpu-health: nvidia-smi failed: exit 9")
+
+
 def test_without_stand_ins_missing_nvidia_smi_fails_and_drains(tmp_path, config, run, no_smi, capsys):
     assert gh.main(["--config", config(), "--node", "gpu01", "--scontrol", SCONTROL]) == 1
     assert run.argvs == [SHOW_ARGV, update_argv("gpu-health: nvidia-smi missing")]
