@@ -6,17 +6,9 @@
 #                                         (ROCE_TEST_KEEP=1 keeps the logs and the stand-ins' state)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-py=$root/.venv/bin/python
-playbook=$root/.venv/bin/ansible-playbook
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/roce-switch-test.XXXXXX")
-eapi_pid=
-
-cleanup() {
-  if [ -n "$eapi_pid" ]; then kill "$eapi_pid" 2>/dev/null || true; wait "$eapi_pid" 2>/dev/null || true; fi
-  if [ -n "${ROCE_TEST_KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
+# shellcheck source=tests/local/lib.sh
+. "$here/../lib.sh"
+local_test_init roce-switch-test ROCE_TEST_KEEP
 
 # The stand-in commands: one script plays config, sonic-cfggen and nv.
 mkdir -p "$tmp/bin" "$tmp/state" "$tmp/logs"
@@ -29,7 +21,7 @@ done
 ROCE_EAPI_PASSWORD=$("$py" -c 'import secrets; print(secrets.token_hex(8))')
 export ROCE_EAPI_PASSWORD ROCE_TEST_TMP=$tmp
 "$py" "$here/standins/eapi.py" "$tmp/state/push-eos" "$tmp/eapi.port" >"$tmp/logs/eapi.log" 2>&1 &
-eapi_pid=$!
+standin_pid=$!
 for _ in $(seq 50); do [ -s "$tmp/eapi.port" ] && break; sleep 0.1; done
 [ -s "$tmp/eapi.port" ] || { echo "eAPI stand-in did not start"; cat "$tmp/logs/eapi.log"; exit 1; }
 ROCE_EAPI_PORT=$(cat "$tmp/eapi.port")
