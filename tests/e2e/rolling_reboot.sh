@@ -4,6 +4,9 @@
 # module (tests/e2e/rolling_reboot/fixture.yml: a container cannot load modules), and a job runs on the first node.
 # The playbook must, one node at a time: drain it in Slurm, wait for its job to end, reboot it (the container
 # restarts), see it run the installed driver, return it to Slurm; and a re-run must change and reboot nothing.
+# gpu03 was drained by someone else before the run: rebooted, it keeps that drain and its reason. gpu02 is drained
+# during the run, as the GPU health epilog does on a node still running the old module after the new libraries
+# are installed: that drain is the upgrade's own, and gpu02 comes back into service.
 #   tests/e2e/rolling_reboot.sh LAB_NAME INVENTORY_DIR        (run by tests/e2e/run.sh)
 set -euo pipefail
 name=${1:?lab name}
@@ -11,7 +14,7 @@ inv=${2:?inventory dir}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 logs=$root/.build/e2e-logs
 cd "$root"
-nodes=gpu01,gpu02
+nodes=gpu01,gpu02,gpu03
 boots() { for n in ${nodes//,/ }; do podman exec "$name-$n" cut -d ' ' -f 22 /proc/1/stat; done | paste -sd' '; }
 on_login() { ANSIBLE_DEPRECATION_WARNINGS=false ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "$1" | sed -n 's/.*(stdout) //p'; }
 
@@ -21,19 +24,33 @@ before=$(boots)
 job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 45'")
 [ -n "$job" ] || { echo "could not submit the job on gpu01"; exit 1; }
 for _ in $(seq 30); do [ "$(on_login "squeue --noheader --jobs $job --format %T")" = RUNNING ] && break; sleep 1; done
-# gpu02 was drained by someone else before the upgrade: it must keep that state and reason.
+scontrol() { podman exec "$name-head" scontrol "$@"; }
 held="e2e: held for a DIMM swap"
-ansible -i "$inv" 'slurm_controller[0]' -o -m ansible.builtin.command \
-  -a "scontrol update NodeName=gpu02 State=DRAIN Reason='$held'" >/dev/null 2>&1
-echo "nodes $nodes run nvidia 535.183.01 (stand-in); job $job runs on gpu01; gpu02 drained ($held);" \
+scontrol update NodeName=gpu03 State=DRAIN Reason="$held"
+echo "nodes $nodes run nvidia 535.183.01 (stand-in); job $job runs on gpu01; gpu03 drained ($held);" \
   "PID 1 start times: $before"
+# Once the run has read the node states and gets to the packages, gpu02 is drained by the "health epilog".
+during() {
+  for _ in $(seq 600); do
+    if grep -q "nvidia_driver : Packages |" "$logs/rolling.log" 2>/dev/null; then
+      scontrol update NodeName=gpu02 State=DRAIN Reason="gpu-health: nvidia-smi failed: Driver/library version mismatch"
+      echo "gpu02 drained by the health epilog stand-in during the run"; return 0
+    fi
+    sleep 0.5
+  done
+  echo "the run never reached its packages"
+}
 
 upgrade() {
   ansible-playbook -i "$inv" playbooks/driver_upgrade.yml --limit "$nodes" -e nvidia_driver_install_packages=true \
     -e nvidia_driver_drain_poll_s=5 -e nvidia_driver_reboot_timeout_s=300
 }
+rm -f "$logs/rolling.log"
+during &
+during_pid=$!
 start=$SECONDS
-upgrade >"$logs/rolling.log" 2>&1 || { tail -60 "$logs/rolling.log"; exit 1; }
+upgrade >"$logs/rolling.log" 2>&1 || { kill "$during_pid" 2>/dev/null || true; tail -60 "$logs/rolling.log"; exit 1; }
+wait "$during_pid"
 echo "driver_upgrade.yml: $((SECONDS - start)) s"
 after=$(boots)
 start=$SECONDS
@@ -43,8 +60,8 @@ echo "driver_upgrade.yml again: $((SECONDS - start)) s"
 python3 tests/e2e/rolling_reboot/check.py --log "$logs/rolling.log" --rerun-log "$logs/rolling-rerun.log" \
   --nodes "$nodes" --boots-before "$before" --boots-after "$after" --boots-now "$(boots)" \
   --job-state "$(on_login "sacct --noheader --allocations --parsable2 --format=State,NodeList --jobs $job")" \
-  --node-states "$(on_login "sinfo --noheader --Node --nodes $nodes --format=%N:%T:%E")" --held "gpu02:$held" \
+  --node-states "$(on_login "sinfo --noheader --Node --nodes $nodes --format=%N:%T:%E")" --held "gpu03:$held" \
   --running "$(for n in ${nodes//,/ }; do podman exec "$name-$n" cat /sys/module/nvidia/version; done | paste -sd' ')" \
   --installed "$(for n in ${nodes//,/ }; do podman exec "$name-$n" dpkg-query -W -f '${Version} ' libnvidia-ml1; done)"
-# The test's own drain of gpu02 ends here; the lab goes on with every node in service.
-ansible -i "$inv" 'slurm_controller[0]' -o -m ansible.builtin.command -a "scontrol update NodeName=gpu02 State=RESUME" >/dev/null 2>&1
+# The test's own drain of gpu03 ends here; the lab goes on with every node in service.
+scontrol update NodeName=gpu03 State=RESUME
