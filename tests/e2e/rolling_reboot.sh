@@ -21,7 +21,9 @@ on_login() { ANSIBLE_DEPRECATION_WARNINGS=false ansible -i "$inv" 'login_nodes[0
 ansible-playbook -i "$inv" tests/e2e/rolling_reboot/fixture.yml --limit "$nodes" \
   >"$logs/rolling-fixture.log" 2>&1 || { tail -30 "$logs/rolling-fixture.log"; exit 1; }
 before=$(boots)
-job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 45'")
+# The job runs until its node is drained, then 15 s more: the drain always has a running job to wait for, however
+# long the package step takes on this machine, and the job still ends on its own (at most after 10 minutes).
+job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'for i in \$(seq 600); do scontrol show node gpu01 | grep -q DRAIN && break; sleep 1; done; sleep 15'")
 [ -n "$job" ] || { echo "could not submit the job on gpu01"; exit 1; }
 for _ in $(seq 30); do [ "$(on_login "squeue --noheader --jobs $job --format %T")" = RUNNING ] && break; sleep 1; done
 scontrol() { podman exec "$name-head" scontrol "$@"; }
