@@ -12,16 +12,19 @@ driver and are back in Slurm; the re-run changed nothing and rebooted nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
-from typing import List, Tuple
+from typing import List
+
+# The recap parser the other e2e checks use (tests/e2e/summarise.py).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import summarise  # noqa: E402  pylint: disable=wrong-import-position
 
 STEPS = ["Drain in Slurm", "Wait until no job runs on", "Reboot", "Read the kernel module version now running on",
          "Check the installed driver runs on", "Return to Slurm"]
 TASK = re.compile(r"^TASK \[gpufleet\.cluster\.nvidia_driver : Reboot \| (?P<name>.+?)\] \*+$")
 RESULT = re.compile(r"^(?P<status>ok|changed|skipping|failed|fatal): ")
-RECAP = re.compile(r"^(?P<host>\S+)\s+: ok=\d+\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+"
-                   r"failed=(?P<failed>\d+)")
 
 
 def reboot_steps(log: str) -> List[str]:
@@ -39,11 +42,6 @@ def reboot_steps(log: str) -> List[str]:
                 ran.append(current)
             current = None
     return ran
-
-
-def recap(log: str) -> List[Tuple[str, int, int, int]]:
-    return [(m.group("host"), int(m.group("changed")), int(m.group("unreachable")), int(m.group("failed")))
-            for m in map(RECAP.match, log.splitlines()) if m]
 
 
 def lines(text: str) -> List[str]:
@@ -118,8 +116,9 @@ def main() -> int:
     else:
         print(f"ok: in Slurm afterwards: {states}")
 
-    totals = recap(rerun)
-    busy = [host for host, changed, unreachable, failed in totals if changed or unreachable or failed]
+    totals = summarise.recap(args.rerun_log)
+    totals.pop("_elapsed_s", None)
+    busy = [host for host, counts in totals.items() if counts["changed"] or counts["unreachable"] or counts["failed"]]
     if not totals or busy:
         problems.append(f"the re-run was not clean on {busy or 'any host (no recap)'}")
     elif reboot_steps(rerun):
