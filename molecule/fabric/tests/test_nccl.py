@@ -5,9 +5,11 @@
 """What the nccl role leaves on a lab GPU node: the reference H100 topology file and /etc/nccl.conf, read the
 way NCCL reads them, with the RoCE settings roce_host wrote merged in; no NCCL packages (installation is off)."""
 import os
+import tarfile
 import xml.etree.ElementTree as ET
 
 import testinfra.utils.ansible_runner
+from check_run import REPO, run_check
 
 _INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("gpu_nodes")]
@@ -114,3 +116,43 @@ def test_refusal_left_nothing_behind(host):
     # The refusal plays ran the role with a disagreeing RoCE file first: /etc/nccl.conf holds none of its values.
     env = _nccl_reads(host.file(CONF).content_string)
     assert env.get("NCCL_IB_TC") != "96" and env.get("NCCL_IB_HCA") != "mlx5"
+
+
+_STANDIN_CUDA = "/tmp/check-standin-cuda"
+_BUILD_PLAY = """\
+- name: nccl-tests built from source, in check mode, on a node where it has not been built
+  hosts: gpu_nodes
+  gather_facts: false
+  vars_files:
+    - {repo}/inventories/h100-64/group_vars/all/hardware.yml
+    - {repo}/inventories/h100-64/group_vars/all/plan.yml
+  roles:
+    - role: gpufleet.cluster.nccl
+      vars:
+        nccl_topology_source: none
+        nccl_tests: build
+        nccl_tests_source: {archive}
+        nccl_cuda_home: {cuda}
+        nccl_tests_dir: /opt/check-nccl-tests
+"""
+
+
+def test_build_in_check_mode_says_it_would_build_and_writes_nothing(host, tmp_path):
+    """A build of nccl-tests in check mode: nothing fetched, so nothing to unpack or compile; the role says it
+    would fetch and build, as a change. nvcc and nccl.h are stand-ins, there only for preflight to find."""
+    archive = tmp_path / "nccl-tests-2.17.6.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        readme = tmp_path / "README"
+        readme.write_text("stand-in source tree\n", encoding="utf-8")
+        tar.add(readme, arcname="nccl-tests-2.17.6/README")
+    header_was_there = host.file("/usr/include/nccl.h").exists
+    host.check_output(f"mkdir -p {_STANDIN_CUDA}/bin && printf '#!/bin/sh\\nexit 1\\n' > {_STANDIN_CUDA}/bin/nvcc "
+                      f"&& chmod 0755 {_STANDIN_CUDA}/bin/nvcc")
+    if not header_was_there:
+        host.check_output("touch /usr/include/nccl.h")
+    try:
+        out = run_check(_BUILD_PLAY.format(repo=REPO, archive=archive, cuda=_STANDIN_CUDA), tmp_path).stdout
+    finally:
+        host.run(f"rm -rf {_STANDIN_CUDA}" + ("" if header_was_there else " /usr/include/nccl.h"))
+    assert f"a real run would fetch {archive}, build nccl-tests into /opt/check-nccl-tests/bin" in out, out[-3000:]
+    assert not host.file("/opt/check-nccl-tests").exists

@@ -6,8 +6,10 @@
 configuration files (modules-load, IPoIB for systemd-networkd, opensm) as the scenario's settings say."""
 import configparser
 import os
+import re
 
 import testinfra.utils.ansible_runner
+from check_run import run_check
 
 _INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("gpu_nodes")]
@@ -112,3 +114,34 @@ def test_rdma_opensm_enabled_not_started(host):
     assert host.service("opensm").is_enabled
     assert host.run("systemctl is-active opensm.service").stdout.strip() == "inactive"
     assert not host.file("/sys/class/infiniband_mad/abi_version").exists
+
+
+_CHECK_PLAY = """\
+- name: A DOCA-OFED stack in check mode, its repository not configured yet
+  hosts: gpu_nodes
+  gather_facts: false
+  roles:
+    - role: gpufleet.cluster.rdma
+      vars:
+        rdma_stack: doca
+        rdma_allow_stack_switch: true
+        rdma_doca_version: "3.2.1"
+        rdma_doca_repository_base: https://doca-mirror.invalid/doca
+        rdma_repository_key: |
+          -----BEGIN PGP PUBLIC KEY BLOCK-----
+          (stand-in: check mode only names the key)
+          -----END PGP PUBLIC KEY BLOCK-----
+"""
+
+
+def test_vendor_stack_check_mode_predicts_and_writes_nothing(host, tmp_path):
+    """Check mode on a node without the vendor's repository: apt cannot be asked about it and deb822_repository
+    cannot run without python3-debian, so the role says what a real run would add and install, as a change."""
+    out = run_check(_CHECK_PLAY, tmp_path).stdout
+    assert re.search(r"a real run would (install python3-debian, )?add the repository gpufleet-doca "
+                     r"\(https://doca-mirror\.invalid/doca/3\.2\.1/", out), out[-3000:]
+    assert re.search(r"changed: \[molecule-fabric-gpu01\]", out)
+    # Nothing was written: no vendor source, no key, and the inbox stack is still the one installed.
+    assert not host.file("/etc/apt/sources.list.d/gpufleet-doca.sources").exists
+    assert not host.file("/etc/apt/keyrings/gpufleet-doca.asc").exists
+    assert host.package("rdma-core").is_installed and not host.package("doca-ofed").is_installed

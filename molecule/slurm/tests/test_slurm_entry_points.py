@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The slurm role's entry points, each read from its node: controller + accounting, compute, login."""
+"""The slurm role's entry points, each read from its node: controller, accounting, compute, login."""
 import os
 import re
 
@@ -46,19 +46,40 @@ def test_same_slurm_conf_everywhere(host):
     assert "PartitionName=gpu Nodes=molecule-slurm-gpu01 Default=YES" in nodes
 
 
-def test_controller_and_accounting(host):
+def test_controller(host):
     if _role(host) != "head":
-        pytest.skip("controller and accounting entry points live on head")
-    for service in ("slurmctld", "slurmdbd", "mariadb"):
-        assert host.service(service).is_running and host.service(service).is_enabled
+        pytest.skip("the controller entry point lives on head")
+    assert host.service("slurmctld").is_running and host.service("slurmctld").is_enabled
+    for package in ("slurmdbd", "mariadb-server", "slurmd"):
+        assert not host.package(package).is_installed
     state = host.file("/var/lib/slurm/slurmctld")
     assert state.is_directory and state.user == "slurm" and state.mode == 0o750
-    dbd = host.file("/etc/slurm/slurmdbd.conf")
-    assert dbd.user == "slurm" and dbd.mode == 0o600 and "StoragePass=" in dbd.content_string
-    assert host.check_output("sacctmgr --noheader --parsable2 list cluster format=cluster") == "molecule"
-    assert host.socket("tcp://0.0.0.0:6817").is_listening and host.socket("tcp://0.0.0.0:6819").is_listening
+    assert "AccountingStorageHost=molecule-slurm-dbd\n" in host.file("/etc/slurm/slurm.conf").content_string
+    assert not host.file("/etc/slurm/slurmdbd.conf").exists
+    # slurmctld registered with the slurmdbd on the other host: accounting answers from here, over the network.
+    assert host.check_output("sacctmgr --noheader --parsable2 list cluster format=cluster,controlhost") == \
+        "molecule|" + host.interface.default().addresses[0]
+    assert host.socket("tcp://0.0.0.0:6817").is_listening
     limits = host.file("/etc/systemd/system/slurmctld.service.d/gpufleet-limits.conf").content_string
     assert "LimitNOFILE=20000" in limits and "containers cannot raise" in limits
+
+
+def test_accounting(host):
+    if _role(host) != "dbd":
+        pytest.skip("the accounting entry point lives on dbd")
+    for service in ("slurmdbd", "mariadb"):
+        assert host.service(service).is_running and host.service(service).is_enabled
+    for package in ("slurmctld", "slurmd"):
+        assert not host.package(package).is_installed
+    dbd = host.file("/etc/slurm/slurmdbd.conf")
+    assert dbd.user == "slurm" and dbd.mode == 0o600 and "StoragePass=" in dbd.content_string
+    assert "DbdHost=molecule-slurm-dbd\n" in dbd.content_string
+    assert host.check_output("sacctmgr --noheader --parsable2 list cluster format=cluster") == "molecule"
+    assert host.socket("tcp://0.0.0.0:6819").is_listening
+    # MariaDB serves the accounting database on its socket only; slurmdbd is what the network reaches.
+    assert not host.socket("tcp://0.0.0.0:3306").is_listening
+    limits = host.file("/etc/systemd/system/slurmdbd.service.d/gpufleet-limits.conf").content_string
+    assert "LimitNOFILE=20000" in limits
 
 
 def test_compute(host):

@@ -29,7 +29,7 @@ DCGMI = "/usr/bin/dcgmi"
 HEAD = "gpufleet-gpu-health: gpu01: "
 
 if not os.path.isdir(OUTPUTS):
-    pytest.skip("reference outputs not beside the checkout", allow_module_level=True)
+    pytest.fail("reference outputs not beside the checkout: ../shared/reference must be beside the repository")
 
 
 gh = load_script("gpufleet_gpu_health_dcgm", "roles", "slurm", "files", "gpufleet-gpu-health")

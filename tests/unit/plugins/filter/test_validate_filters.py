@@ -29,7 +29,7 @@ def _plugin(name):
 
 def _reference(*parts):
     if not os.path.isdir(_OUT):
-        pytest.skip("reference outputs not checked out beside the repository")
+        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_OUT, *parts), encoding="utf-8") as handle:
         return handle.read()
 

@@ -33,7 +33,7 @@ _OUTPUTS = os.path.join(_REPO, "..", "shared", "reference", "outputs")
 
 def _reference(*parts):
     if not os.path.isdir(_OUTPUTS):
-        pytest.skip("reference outputs not checked out beside the repository")
+        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_OUTPUTS, *parts)) as handle:
         return handle.read()
 

@@ -25,7 +25,7 @@ _SLURM = os.path.join(_REPO, "..", "shared", "reference", "outputs", "slurm")
 
 def _reference_files():
     if not os.path.isdir(_SLURM):
-        pytest.skip("reference outputs not checked out beside the repository")
+        pytest.fail("reference outputs not checked out beside the repository")
     files = sorted(glob.glob(os.path.join(_SLURM, "topology.conf.*.conf")))
     assert len(files) == 2  # tree-3level and linkspeed (README: doc/html/topology.shtml examples)
     return files
