@@ -4,7 +4,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks for tests/local/roce_switch/run.sh.
 
-    check.py recap LOG changed|unchanged        every switch's recap line says changed>0 / changed=0
+    check.py recap LOG changed|unchanged [HOST...]  every switch's (or HOST's) recap line says changed>0 / changed=0
+    check.py report LOG                          files-* say why they were not pushed, push-* what pushed them
+    check.py handedit TMP                        edit push-eos's running-config by hand; make push-nvue's show hide
+                                                 a leaf the applied revision has (drift that nv config diff lacks)
     check.py files OUT                           the three review files parse and make the class lossless
     check.py archive TMP PHASE                   keep what the stand-ins recorded during the run PHASE
     check.py calls TMP                           each run's recorded calls are exactly the expected ones
@@ -36,21 +39,54 @@ HOSTS = INVENTORY["children"]["rdma_switches"]["hosts"]
 # The host side: gpu01's roce_host variables. The class maps DSCP 26 and 30 to priority 3, the other 62 to 0.
 HOST_PRIORITY, HOST_DSCP = 3, [26]
 DSCP_MAP = {d: (3 if d in (26, 30) else 0) for d in range(64)}
-SESSION = re.compile(r"^configure session (gpufleet-roce-\d{8}-\d{6}-\d{6})$")
+SESSION = re.compile(r"^configure session (ansible_\d+)$")
+# The hand edit: Ethernet1/1's lossless queue got 30 % and Ethernet2/1 lost PFC ("no priority-flow-control on").
+EDIT_FROM = "interface Ethernet1/1 > tx-queue 3 > bandwidth percent 50"
+EDIT_TO = "interface Ethernet1/1 > tx-queue 3 > bandwidth percent 30"
+EDIT_DROP = "interface Ethernet2/1 > priority-flow-control on"
+NVUE_HIDE = ["qos", "pfc-watchdog", "polling-interval"]
 
 
 def ports(host):
     return [p["name"] for p in HOSTS[host]["roce_switch_ports"]]
 
 
-def recap(log, expect):
+def recap(log, expect, *hosts):
     found = dict(re.findall(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", open(log, encoding="utf-8").read(), re.M))
-    assert sorted(found) == sorted(SWITCHES), "recap lists %s, not the six switches" % sorted(found)
+    if hosts:
+        assert set(hosts) <= set(found), "recap lists %s, not %s" % (sorted(found), hosts)
+        found = {host: found[host] for host in hosts}
+    else:
+        assert sorted(found) == sorted(SWITCHES), "recap lists %s, not the six switches" % sorted(found)
     for host, changed in found.items():
         if expect == "changed":
             assert int(changed) > 0, "%s: changed=0, expected a change" % host
         else:
             assert int(changed) == 0, "%s: changed=%s, expected none" % (host, changed)
+
+
+def report(log):
+    """auto: the files-* switches set no ansible_connection and say so; the push-* ones name theirs."""
+    text = open(log, encoding="utf-8").read()
+    for host, platform in (("files-sonic", "sonic"), ("files-nvue", "nvue"), ("files-eos", "eos")):
+        want = "for review, not pushed (roce_switch_apply: auto, no ansible_connection configured for %s)" % platform
+        assert re.search(r'"%s \(%s\): [^"]*%s' % (host, platform, re.escape(want)), text), (host, want)
+    for host, platform, conn in (("push-sonic", "sonic", "local"), ("push-nvue", "nvue", "local"),
+                                 ("push-eos", "eos", "httpapi")):
+        want = "pushed (auto) over ansible_connection %s with " % conn
+        assert re.search(r'"%s \(%s\): [^"]*%s' % (host, platform, re.escape(want)), text), (host, want)
+
+
+def handedit(tmp):
+    path = os.path.join(tmp, "state", "push-eos", "running.json")
+    with open(path, encoding="utf-8") as fh:
+        running = json.load(fh)
+    assert EDIT_FROM in running and EDIT_DROP in running, running
+    running = [EDIT_TO if line == EDIT_FROM else line for line in running if line != EDIT_DROP]
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(running, fh, indent=1)
+    with open(os.path.join(tmp, "state", "push-nvue", "nvue_show_hides.json"), "w", encoding="utf-8") as fh:
+        json.dump([NVUE_HIDE], fh)
 
 
 def files(out):
@@ -105,7 +141,10 @@ def archive(tmp, phase):
         os.replace(path, os.path.join(dest, "%s.%s" % (host, os.path.basename(path))))
 
 
-PHASES = ("check", "apply", "rerun", "recheck", "refused")
+PHASES = ("check", "apply", "rerun", "recheck", "handedit", "refused")
+# arista.eos's httpapi plugin asks these once per connection (get_capabilities, supports_sessions).
+CAPS = [["show version"], ["show hostname"], ["show configuration sessions"]]
+RUNNING = ["show running-config"]
 
 
 def calls(tmp):
@@ -120,42 +159,62 @@ def calls_of(tmp, phase):
     nvue_file = os.path.join(tmp, "switch", "push-nvue", "roce-qos.nvue-qos.yaml")
     read_db = ["sonic-cfggen", "-d", "--print-data"]
     show = ["nv", "config", "show", "-r", "applied", "-o", "json"]
+    patch = ["nv", "config", "patch", nvue_file]
     expected = {
         "check": ([read_db], [show]),
         # CONFIG_DB is read again after the load, to prove it took.
         "apply": ([read_db, ["config", "load", sonic_file, "-y"], ["config", "save", "-y"], read_db],
-                  [show, ["nv", "config", "patch", nvue_file], ["nv", "config", "diff"], ["nv", "config", "apply", "-y"]]),
+                  [show, patch, ["nv", "config", "diff"], ["nv", "config", "apply", "-y"]]),
         "rerun": ([read_db], [show]),
         "recheck": ([read_db], [show]),
+        # The applied revision holds the patch: nothing to apply, and the pending revision is dropped.
+        "handedit": ([], [show, patch, ["nv", "config", "diff"], ["nv", "config", "detach"]]),
         "refused": ([], []),
     }[phase]
     for host, want in zip(["push-sonic", "push-nvue"], expected):
         got = [c["argv"] for c in _jsonl(os.path.join(logs, host + ".calls.jsonl"))]
         assert got == want, "%s %s: recorded %s, expected %s" % (phase, host, got, want)
 
+    # push-eos: what ansible.netcommon.httpapi with arista.eos's plugin sent, request by request.
     requests = _jsonl(os.path.join(logs, "push-eos.requests.jsonl"))
     assert all(r["path"] == "/command-api" and r["authorized"] for r in requests), requests
     bodies = [r["body"] for r in requests]
-    assert all(b["method"] == "runCmds" and b["params"]["version"] == 1 and b["params"]["format"] == "text"
-               for b in bodies), bodies
+    assert all(b["method"] == "runCmds" and b["params"]["version"] == "latest" for b in bodies), bodies
     cmds = [b["params"]["cmds"] for b in bodies]
-    # The staged commands are the rendering's commands: every non-comment line, in order.
+    for body in bodies:  # the plugin asks its capability questions in json, everything else in text
+        json_asked = body["params"]["cmds"] in (["show version"], ["show hostname"])
+        assert body["params"]["format"] == ("json" if json_asked else "text"), body
+    # The whole rendering is staged when nothing of it runs yet; after the hand edit only what differs, with
+    # the modes it sits in.
     rendered = [line.strip() for line in eos_rendering(tmp).splitlines()
                 if line.strip() and not line.strip().startswith("!")]
-    shapes = {
-        "check": [["abort"]], "apply": [["end"], ["commit", "copy running-config startup-config"]],
-        "rerun": [["end"], ["abort"]], "recheck": [["abort"]], "refused": [],
+    undo = ["interface Ethernet1/1", "tx-queue 3", "bandwidth percent 50", "interface Ethernet2/1",
+            "priority-flow-control on"]
+    stage = ["STAGE"]
+    commit = [["SESSION", "show session-config diffs", "commit"], ["copy running-config startup-config"]]
+    # --diff runs (check, apply, recheck, handedit) read the running-config once more at the end.
+    want = {
+        "check": CAPS + [RUNNING, stage, ["SESSION", "show session-config diffs", "abort"], RUNNING],
+        "apply": CAPS + [RUNNING, stage] + commit + [RUNNING],
+        "rerun": CAPS + [RUNNING],
+        "recheck": CAPS + [RUNNING, RUNNING],
+        "handedit": CAPS + [RUNNING, stage] + commit + [RUNNING],
+        "refused": [],
     }[phase]
-    assert len(cmds) == len(shapes), "%s push-eos: %d requests, expected %d: %s" % (phase, len(cmds), len(shapes), cmds)
-    if cmds:
-        name = SESSION.match(cmds[0][1])
-        assert cmds[0][0] == "enable" and name, cmds[0][:2]
-        assert cmds[0][2:] == rendered + ["show session-config diffs"] + shapes[0], (phase, cmds[0][-3:])
-        for later, tail in zip(cmds[1:], shapes[1:]):
-            assert later == ["enable", "configure session " + name.group(1)] + tail, (phase, later)
-    # Check mode never loads, applies or commits, and leaves no session pending.
+    assert len(cmds) == len(want), "%s push-eos: %d requests, expected %d: %s" % (phase, len(cmds), len(want), cmds)
+    session = None
+    for got, shape in zip(cmds, want):
+        if shape == stage:
+            session = SESSION.match(got[0])
+            assert session, (phase, got[:1])
+            assert got[1:] == (undo if phase == "handedit" else rendered), (phase, got[1:])
+        elif shape[0] == "SESSION":
+            assert session and got == ["configure session " + session.group(1)] + shape[1:], (phase, got)
+        else:
+            assert got == shape, (phase, got, shape)
+    # Check mode never commits, saves or leaves a session pending.
     if phase in ("check", "recheck", "refused"):
-        assert not any(c in ("commit", "end") for cmd in cmds for c in cmd), cmds
+        assert not any(c in ("commit", "end", "copy running-config startup-config") for cmd in cmds for c in cmd), cmds
 
 
 def eos_rendering(tmp):
@@ -189,6 +248,8 @@ def state(tmp):
         running = json.load(fh)
     with open(os.path.join(base, "push-eos", "startup.json"), encoding="utf-8") as fh:
         assert json.load(fh) == running
+    assert EDIT_TO not in running and running.count(EDIT_FROM) == 1 and EDIT_DROP in running, running
+    assert "interface Ethernet1/1 > description gpu01 rail 0" in running, "the switch's own lines were lost"
     for port in ports("push-eos"):
         iface = "interface " + port
         for line in ("qos trust dscp", "priority-flow-control on", "priority-flow-control priority 3 no-drop",
@@ -200,5 +261,6 @@ def state(tmp):
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"recap": recap, "files": files, "archive": archive, "calls": calls, "state": state}[command](*args)
+    {"recap": recap, "report": report, "handedit": handedit, "files": files, "archive": archive, "calls": calls,
+     "state": state}[command](*args)
     print("ok: %s %s" % (command, " ".join(os.path.basename(a) for a in args)))

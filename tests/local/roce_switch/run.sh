@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# roce_switch against loopback only: three switches rendered to files for review, three pushed to stand-ins for
-# the switch OS (SONiC config/sonic-cfggen and Cumulus nv as commands on PATH, Arista eAPI as an HTTP server on
-# 127.0.0.1). Refusals first (nothing may be written or pushed), then check mode, apply, re-run, check again.
+# roce_switch against loopback only, roce_switch_apply left at auto: three switches with no ansible_connection are
+# rendered to files for review, three with one are pushed to stand-ins for the switch OS (SONiC config/sonic-cfggen
+# and Cumulus nv as commands on PATH over ansible_connection local, Arista eAPI as an HTTP server on 127.0.0.1
+# through ansible.netcommon.httpapi). Refusals first (nothing may be written or pushed), then check mode, apply,
+# re-run, check again, and a hand edit on the switches found and undone.
 #   tests/local/roce_switch/run.sh        exits non-zero on the first failure; removes everything it made
 #                                         (ROCE_TEST_KEEP=1 keeps the logs and the stand-ins' state)
 set -euo pipefail
@@ -53,17 +55,26 @@ refused priority "gpu01: host priority 4 / switch priority 3" -e '{"roce_host_pr
 refused cable "gpufleet.cluster.pfc_headroom: port 'swp1': cable_m 20000 m is outside 0.5..10000 m" \
   --limit files-nvue -e '{"roce_switch_ports": [{"name": "swp1", "speed_gbps": 400, "cable_m": 20000}]}'
 refused buffer "roce_switch_buffer_bytes is 300000" --limit files-sonic -e '{"roce_switch_buffer_bytes": 300000}'
+refused push-without-connection \
+  "files-eos (eos): roce_switch_apply is push but no ansible_connection configured for eos" \
+  --limit files-eos -e '{"roce_switch_apply": "push"}'
+refused enterprise-sonic-cli "this role does not translate to them, so it does not push over that connection" \
+  --limit files-sonic -e '{"ansible_connection": "ansible.netcommon.network_cli",
+                           "ansible_network_os": "dellemc.enterprise_sonic.sonic"}'
 check archive "$tmp" refused
 
 echo "== check mode: every switch reports a change, nothing is written"
 run check --check --diff
 check recap "$tmp/logs/check.log" changed
+grep -qF -- "+priority-flow-control pause watchdog action drop" "$tmp/logs/check.log" \
+  || { echo "FAIL: check mode did not show the EOS session diff"; exit 1; }
 [ ! -e "$tmp/out" ] || { echo "FAIL: check mode wrote $(ls "$tmp/out")"; exit 1; }
 check archive "$tmp" check
 
 echo "== apply"
 run apply --diff
 check recap "$tmp/logs/apply.log" changed
+check report "$tmp/logs/apply.log"
 check files "$tmp/out"
 check state "$tmp"
 check archive "$tmp" apply
@@ -75,6 +86,16 @@ check archive "$tmp" rerun
 run recheck --check --diff
 check recap "$tmp/logs/recheck.log" unchanged
 check archive "$tmp" recheck
+
+echo "== a hand edit on the EOS switch is found and undone; NVUE drops a pending revision that changes nothing"
+check handedit "$tmp"
+run handedit --diff --limit push-eos,push-nvue
+check recap "$tmp/logs/handedit.log" changed push-eos
+check recap "$tmp/logs/handedit.log" unchanged push-nvue
+grep -qF -- "-      bandwidth percent 30" "$tmp/logs/handedit.log" \
+  || { echo "FAIL: handedit did not show the session diff"; exit 1; }
+check state "$tmp"
+check archive "$tmp" handedit
 
 echo "== the stand-ins saw exactly the expected calls in every run"
 check calls "$tmp"

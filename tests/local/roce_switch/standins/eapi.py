@@ -6,18 +6,26 @@
 
     python eapi.py STATE_DIR PORT_FILE      (password in $ROCE_EAPI_PASSWORD; listens on 127.0.0.1 only)
 
-Serves JSON-RPC `runCmds` on POST /command-api over plain HTTP, with Basic authentication (user eapi-test).
-Every request body is appended to STATE_DIR/requests.jsonl. It keeps a running-config as a set of commands with
-their mode path ("interface Ethernet1/1 > tx-queue 3 > bandwidth percent 50") in STATE_DIR/running.json, and
-plays configure sessions as EOS does: `configure session NAME` opens or re-enters a pending session (a committed
-or aborted one cannot be re-entered), config lines are staged, `show session-config diffs` prints the staged
-lines the running-config lacks as a unified diff (empty when none), `end` leaves the session pending, `abort`
-drops it, `commit` merges it into the running-config, `copy running-config startup-config` saves it. A command
-it does not know is an error (code 1002), as EOS answers an invalid command.
+Serves JSON-RPC `runCmds` on POST /command-api over plain HTTP with Basic authentication (user eapi-test), as
+ansible.netcommon.httpapi with arista.eos's httpapi plugin sends it: `version` 1 or "latest", `format` text or
+json, each command a string or {"cmd", "input"}. Every request is appended to STATE_DIR/requests.jsonl.
+
+The running-config is a list of lines with their mode path ("interface Ethernet1/1 > tx-queue 3 > bandwidth
+percent 50") in STATE_DIR/running.json (a test may edit it by hand, as an operator would on the CLI); `show
+running-config` prints it as EOS does, three spaces per mode. Configure sessions play as on EOS: `configure session
+NAME` opens or re-enters a pending session (a committed or aborted one cannot be re-entered); config lines are
+staged on a copy of the running-config, where a setting replaces the same setting with another value
+(`bandwidth percent 30` -> `bandwidth percent 50`); `show session-config diffs` is the unified diff from the
+running-config to the session's; `end` leaves the session pending, `abort` drops it, `commit` makes it the
+running-config; `copy running-config startup-config` saves it (startup.json). `show version`, `show hostname` (json)
+and `show configuration sessions` answer the plugin's capability questions. Any other command, a config line in
+the wrong mode, or json for a text-only command is an error (code 1002), as EOS answers an invalid command.
 """
 from __future__ import annotations
 
 import base64
+import copy
+import difflib
 import json
 import os
 import re
@@ -26,13 +34,25 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 STATE, PORT_FILE = sys.argv[1], sys.argv[2]
 USER, PASSWORD = "eapi-test", os.environ["ROCE_EAPI_PASSWORD"]
-# The modes of the commands the roce_switch rendering uses; any other command is refused.
+SEP = " > "
+# A switch that already runs: lines the rendering does not name, kept by every session.
+BASE = ["hostname leaf3", "interface Ethernet1/1", "interface Ethernet1/1 > description gpu01 rail 0",
+        "interface Ethernet2/1", "interface Ethernet2/1 > description gpu02 rail 0",
+        "management api http-commands", "management api http-commands > no shutdown"]
+VERSION = {"modelName": "DCS-7060DX5-64S", "version": "4.31.2F", "serialNumber": "STANDIN0001",
+           "systemMacAddress": "00:1c:73:00:00:01", "architecture": "x86_64"}
+# The modes and commands of the roce_switch rendering; any other command is refused.
 GLOBAL = re.compile(r"^(qos map .+|priority-flow-control pause watchdog .+)$")
 INTERFACE = re.compile(r"^interface Ethernet\d+(/\d+)*$")
 IN_INTERFACE = re.compile(r"^(qos trust dscp|priority-flow-control on|priority-flow-control priority [0-7] no-drop)$")
 TX_QUEUE = re.compile(r"^tx-queue [0-7]$")
 IN_TX_QUEUE = re.compile(r"^(no priority|bandwidth percent \d+|random-detect ecn .+)$")
-SESSIONS = {}  # name -> {"state": pending|committed|aborted, "lines": [...]}
+# A setting and its value: a new value replaces the old line (the key is what is left without the value).
+SETTING = [re.compile(p) for p in (
+    r"^(bandwidth percent) \d+$", r"^(random-detect ecn) .+$", r"^(qos map traffic-class \d) to .+$",
+    r"^qos map dscp [\d ]+ (to traffic-class \d)$", r"^(priority-flow-control pause watchdog default \S+) \S+$",
+    r"^(priority-flow-control pause watchdog action) \S+$")]
+SESSIONS = {}  # name -> {"state": pending|committed|aborted, "config": [lines]}
 
 
 def _file(name):
@@ -44,7 +64,7 @@ def _running():
         with open(_file("running.json"), encoding="utf-8") as fh:
             return json.load(fh)
     except FileNotFoundError:
-        return []
+        return list(BASE)
 
 
 def _write(name, data):
@@ -52,55 +72,112 @@ def _write(name, data):
         json.dump(data, fh, indent=1)
 
 
-def run_cmds(cmds):
-    """Outputs of each command, or (index, message) of the first that fails."""
-    outputs, session, mode = [], None, []
-    for index, cmd in enumerate(cmds):
-        out = ""
+def render(lines):
+    """EOS's text: each mode's lines under it, three spaces deeper."""
+    tree = {}
+    for line in lines:
+        node = tree
+        for part in line.split(SEP):
+            node = node.setdefault(part, {})
+    out = []
+
+    def walk(node, depth):
+        for text, children in node.items():
+            out.append("   " * depth + text)
+            walk(children, depth + 1)
+            if depth == 0 and children:
+                out.append("!")
+    walk(tree, 0)
+    return "\n".join(out + ["end"]) + "\n"
+
+
+def _key(cmd):
+    for pattern in SETTING:
+        match = pattern.match(cmd)
+        if match:
+            return match.group(1)
+    return cmd
+
+
+def stage(config, line):
+    """Add LINE to CONFIG, in place of the same setting under the same mode."""
+    parent, cmd = line.rpartition(SEP)[0], line.rpartition(SEP)[2]
+    for index, have in enumerate(config):
+        if have.rpartition(SEP)[0] == parent and _key(have.rpartition(SEP)[2]) == _key(cmd):
+            config[index] = line
+            return
+    config.append(line)
+
+
+def config_line(cmd, mode):
+    """The mode path after CMD and the line it stages, or None for a command invalid in MODE."""
+    if GLOBAL.match(cmd):
+        return [], cmd
+    if INTERFACE.match(cmd):
+        return [cmd], cmd
+    if TX_QUEUE.match(cmd) and mode:
+        return mode[:1] + [cmd], SEP.join(mode[:1] + [cmd])
+    if IN_INTERFACE.match(cmd) and mode:
+        return mode[:1], SEP.join(mode[:1] + [cmd])
+    if IN_TX_QUEUE.match(cmd) and len(mode) == 2:
+        return mode, SEP.join(mode + [cmd])
+    return None
+
+
+def run_cmds(cmds, fmt):
+    """Results of each command, or (index, message) of the first that fails."""
+    results, session, mode = [], None, []
+    for index, item in enumerate(cmds):
+        cmd = item["cmd"] if isinstance(item, dict) else item
+        text, data = "", {}
         if cmd == "enable":
             pass
+        elif cmd == "show version":
+            data, text = VERSION, "Arista %(modelName)s\nSoftware image version: %(version)s\n" % VERSION
+        elif cmd == "show hostname":
+            data, text = {"hostname": "leaf3", "fqdn": "leaf3.lab"}, "Hostname: leaf3\nFQDN:     leaf3.lab\n"
+        elif cmd == "show configuration sessions" and session is None:
+            pending = {n: {"state": s["state"]} for n, s in SESSIONS.items() if s["state"] == "pending"}
+            data = {"sessions": pending, "maxSavedSessions": 1, "maxOpenSessions": 5}
+            text = "Maximum number of completed sessions: 1\nMaximum number of pending sessions: 5\n" + "".join(
+                "  %s  pending\n" % name for name in pending)
+        elif cmd in ("show running-config", "show startup-config") and session is None and fmt == "text":
+            text = render(_running() if cmd == "show running-config" else _load_startup())
         elif cmd.startswith("configure session "):
             name = cmd.split(" ", 2)[2]
-            entry = SESSIONS.setdefault(name, {"state": "pending", "lines": []})
+            entry = SESSIONS.setdefault(name, {"state": "pending", "config": _running()})
             if entry["state"] != "pending":
                 return None, (index, "Cannot enter session %s (session has been %s)" % (name, entry["state"]))
             session, mode = entry, []
-        elif cmd == "show session-config diffs" and session is not None:
-            running = _running()
-            added = [line for line in session["lines"] if line not in running]
-            if added:
-                out = "--- system:/running-config\n+++ session:/session-config\n" + "".join(
-                    "+%s\n" % line for line in added)
+        elif cmd == "show session-config diffs" and session is not None and fmt == "text":
+            text = "".join(line + "\n" for line in difflib.unified_diff(
+                render(_running()).splitlines(), render(session["config"]).splitlines(),
+                "system:/running-config", "session:/session-config", lineterm=""))
         elif cmd == "end" and session is not None:
             session = None
         elif cmd == "abort" and session is not None:
             session["state"], session = "aborted", None
         elif cmd == "commit" and session is not None:
-            running = _running()
-            _write("running.json", running + [line for line in session["lines"] if line not in running])
+            _write("running.json", session["config"])
             session["state"], session = "committed", None
         elif cmd == "copy running-config startup-config" and session is None:
             _write("startup.json", _running())
-        elif session is not None:
-            if GLOBAL.match(cmd):
-                mode = []
-            elif INTERFACE.match(cmd):
-                mode = [cmd]
-            elif TX_QUEUE.match(cmd) and mode:
-                mode = mode[:1] + [cmd]
-            elif IN_INTERFACE.match(cmd) and mode:
-                mode = mode[:1]
-            elif IN_TX_QUEUE.match(cmd) and len(mode) == 2:
-                pass
-            else:
-                return None, (index, "Invalid input (at token 0: '%s')" % cmd.split(" ")[0])
-            line = " > ".join(mode + ([] if mode and mode[-1] == cmd else [cmd]))
-            if line not in session["lines"]:
-                session["lines"].append(line)
+            text = "Copy completed successfully.\n"
+        elif session is not None and config_line(cmd, mode) is not None:
+            mode, line = config_line(cmd, mode)
+            stage(session["config"], line)
         else:
             return None, (index, "Invalid input (at token 0: '%s')" % cmd.split(" ")[0])
-        outputs.append({"output": out})
-    return outputs, None
+        results.append(copy.deepcopy(data) if fmt == "json" else {"output": text})
+    return results, None
+
+
+def _load_startup():
+    try:
+        with open(_file("startup.json"), encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        return list(BASE)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -127,16 +204,20 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(401, {"error": "Unauthorized"})
         request = json.loads(body)
         params = request.get("params", {})
-        if request.get("method") != "runCmds" or params.get("version") != 1 or params.get("format") != "text":
-            return self._send(200, {"jsonrpc": "2.0", "id": request.get("id"),
-                                    "error": {"code": -32602, "message": "stand-in takes runCmds version 1, text"}})
-        outputs, error = run_cmds(params.get("cmds", []))
+        if (request.get("method") != "runCmds" or params.get("version") not in (1, "latest")
+                or params.get("format") not in ("text", "json")):
+            return self._send(200, {"jsonrpc": "2.0", "id": request.get("id"), "error": {
+                "code": -32602, "message": "stand-in takes runCmds, version 1 or latest, format text or json"}})
+        results, error = run_cmds(params.get("cmds", []), params["format"])
         if error:
             index, message = error
+            cmd = params["cmds"][index]
+            text = "CLI command %d of %d '%s' failed: invalid command" % (
+                index + 1, len(params["cmds"]), cmd["cmd"] if isinstance(cmd, dict) else cmd)
+            # As EOS: the results before the failing command, then its errors.
             return self._send(200, {"jsonrpc": "2.0", "id": request.get("id"), "error": {
-                "code": 1002, "message": "CLI command %d of %d '%s' failed: %s"
-                % (index + 1, len(params["cmds"]), params["cmds"][index], message)}})
-        return self._send(200, {"jsonrpc": "2.0", "id": request.get("id"), "result": outputs})
+                "code": 1002, "message": text, "data": [{}] * index + [{"errors": [message]}]}})
+        return self._send(200, {"jsonrpc": "2.0", "id": request.get("id"), "result": results})
 
 
 def main():

@@ -12,7 +12,8 @@ role relies on, and record every call (argv) in $ROCE_STANDIN_STATE/calls.jsonl:
   what the file does not name); `config save -y` copies it to the saved config_db.json.
 * NVUE: an applied and a pending tree. `nv config show -r applied -o json` prints [{header}, {set: applied}];
   `nv config patch FILE` merges the file's `- set:` tree into pending; `nv config diff` prints the leaves
-  pending changes (empty when none); `nv config apply -y` makes pending the applied revision.
+  pending changes (empty when none); `nv config apply -y` makes pending the applied revision; `nv config detach`
+  drops pending. The paths listed in nvue_show_hides.json (a test's choice) are left out of `show`.
 
 Anything else exits 2: the stand-in refuses what it does not know rather than pretend.
 """
@@ -95,7 +96,13 @@ def sonic(argv):
 def nvue(argv):
     applied = _load("nvue_applied.json", NVUE_BASE)
     if argv == ["nv", "config", "show", "-r", "applied", "-o", "json"]:
-        print(json.dumps([{"header": {"model": "stand-in", "rev-id": 1}}, {"set": applied}], indent=2))
+        shown = copy.deepcopy(applied)
+        for path in _load("nvue_show_hides.json", []):  # leaves the test makes `show` leave out, as NVUE's
+            node = shown                                 # defaults are: the drift sees them, nv config diff not
+            for key in path[:-1]:
+                node = node.get(key, {})
+            node.pop(path[-1], None)
+        print(json.dumps([{"header": {"model": "stand-in", "rev-id": 1}}, {"set": shown}], indent=2))
         return 0
     if len(argv) == 4 and argv[:3] == ["nv", "config", "patch"]:
         with open(argv[3], encoding="utf-8") as fh:
@@ -113,6 +120,9 @@ def nvue(argv):
         current = dict(_leaves(applied))
         for path in sorted(p for p in pending if current.get(p, "(unset)") != pending[p]):
             print("- set: %s %s" % (" ".join(path), json.dumps(pending[path])))
+        return 0
+    if argv == ["nv", "config", "detach"]:
+        os.remove(_path("nvue_pending.json")) if os.path.exists(_path("nvue_pending.json")) else None
         return 0
     if argv == ["nv", "config", "apply", "-y"]:
         pending = _load("nvue_pending.json", applied)
