@@ -14,6 +14,8 @@ description:
   - The unit name is the mount point escaped as C(systemd-escape --path) does (C(/mnt/lustre) -> C(mnt-lustre.mount)).
   - Two MGS nodes (a failover pair) are joined with C(:); the NIDs of one node with C(,).
     C(_netdev) is always set and C(retry=N) (0-99, mount.lustre's own retries) is added.
+  - The locking mode is O(flock). It is put first when a mount's options do not name it, and options naming
+    another mode (C(flock), C(localflock), C(noflock)) are refused.
 positional: _input
 options:
   _input:
@@ -25,6 +27,13 @@ options:
     description: The client's LNet networks (C(lustre_client_lnet)'s C(nets)); every NID must be on one of them.
     type: list
     elements: str
+  flock:
+    description:
+      - The locking mode every mount gets. V(flock) is coherent across clients; V(localflock) is coherent on
+        this client only; V(noflock) makes C(flock()) fail with C(ENOSYS).
+    type: str
+    choices: [flock, localflock, noflock]
+    default: flock
 """
 
 EXAMPLES = r"""
@@ -77,14 +86,14 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mou
 _FQCN = "gpufleet.cluster.lustre_client_mounts"
 
 
-def lustre_client_mounts(mounts, nets=None):
+def lustre_client_mounts(mounts, nets=None, flock="flock"):
     """Checked mounts with their systemd unit names, sources and options."""
     if not isinstance(mounts, (list, tuple)):
         raise AnsibleFilterError("%s: the input must be a list of mounts, got %s" % (_FQCN, type(mounts).__name__))
     if nets is not None and not isinstance(nets, (list, tuple)):
         raise AnsibleFilterError("%s: nets must be a list of LNet network names, got %s" % (_FQCN, type(nets).__name__))
     try:
-        return mount_plan(list(mounts), list(nets) if nets is not None else None)
+        return mount_plan(list(mounts), list(nets) if nets is not None else None, flock=flock)
     except LustreClientError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
 

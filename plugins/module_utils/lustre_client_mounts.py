@@ -87,8 +87,14 @@ def check_nid(nid: Any, where: str) -> Dict[str, str]:
     return {"nid": text, "address": match.group(1), "net": canonical_net(match.group(2))}
 
 
-def check_options(options: Any, where: str) -> List[str]:
-    """Mount options: words or key=value, no duplicates, at most one of flock/localflock/noflock."""
+def check_options(options: Any, where: str, flock: str = "flock") -> List[str]:
+    """Mount options: words or key=value, no duplicates, and the locking mode ``flock`` (one of FLOCK_OPTIONS).
+
+    ``flock`` is the role's lustre_client_mount_flock: an option naming another locking mode is refused, and the
+    mode is put first when the options do not name it.
+    """
+    if flock not in FLOCK_OPTIONS:
+        raise LustreClientError("lustre_client_mount_flock %r is not one of %s" % (flock, ", ".join(FLOCK_OPTIONS)))
     result: List[str] = []
     for index, value in enumerate(need_list(options, where)):
         option = need_str(value, "%s[%d]" % (where, index))
@@ -105,15 +111,25 @@ def check_options(options: Any, where: str) -> List[str]:
     if len(locks) > 1:
         raise LustreClientError("%s has %s; pick one locking mode (flock: coherent across clients, which training "
                                 "frameworks' file locks need)" % (where, " and ".join(locks)))
+    if locks and locks[0] != flock:
+        raise LustreClientError(
+            "%s has %s but lustre_client_mount_flock is %s: drop %s from the options (the role sets %s), or set "
+            "lustre_client_mount_flock: %s with lustre_client_mount_flock_reason saying why file locks need not be "
+            "coherent across clients (flock is, and training frameworks' and HDF5's file locks rely on it)"
+            % (where, locks[0], flock, locks[0], flock, locks[0]))
+    if not locks:
+        result.insert(0, flock)
     return result
 
 
-def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "lustre_client_mounts") -> List[Dict[str, Any]]:
+def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "lustre_client_mounts",
+               flock: str = "flock") -> List[Dict[str, Any]]:
     """Check the client mounts and return, per mount: unit, path, what, fsname, options (text), retry, timeout_s.
 
     Each mount: ``fsname``; ``mgs_nids``: one entry per MGS node (two for a failover pair), each entry one NID or
     a comma-joined list of that node's NIDs; ``path``; optional ``options`` (default flock, _netdev; _netdev is
-    always added), ``retry`` (0-99, default 5) and ``timeout_s`` (TimeoutSec= of the unit, default 300). With
+    always added; the locking mode is ``flock``, put first when the options do not name it, and an option naming
+    another mode is refused), ``retry`` (0-99, default 5) and ``timeout_s`` (TimeoutSec= of the unit, default 300). With
     ``nets`` given, every NID must be on one of those LNet networks (no routes are configured by this role).
     """
     known = [canonical_net(n) for n in nets] if nets is not None else None
@@ -155,7 +171,7 @@ def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "
             specs.append(",".join(n["nid"] for n in nids))
         if len(set(specs)) != len(specs):
             raise LustreClientError("%s.mgs_nids lists one MGS node twice: %s" % (here, specs))
-        options = check_options(mount.get("options", list(DEFAULT_OPTIONS)), here + ".options")
+        options = check_options(mount.get("options", list(DEFAULT_OPTIONS[1:])), here + ".options", flock)
         if "_netdev" not in options:
             options.append("_netdev")   # a network file system: ordered after the network, unmounted before it
         retry = need_int(mount.get("retry", 5), here + ".retry", 0, MAX_RETRIES)

@@ -24,12 +24,18 @@ description:
     C(pattern 0) then) never equals a desired layout, even one with the same numbers, so the layout is
     pinned on the directory.
   - After C(lfs setstripe) the layout is read back and the task fails when it differs from the desired one.
+  - "O(path) must exist in a real run: the module sets layouts, it creates no directory (create it first with
+    C(ansible.builtin.file), as the C(gpufleet.cluster.lustre_client) role does). In check mode a missing O(path)
+    is reported as changed, with the diff C(before) V((absent)) and the layout it would get, since the task
+    creating it ran in check mode too; nothing is read or run then."
   - Refuses, before running anything, stripe sizes that are not a multiple of 64 KiB or not below 4 GiB,
     stripe counts of 0, below -1 or above 2000, component ends that do not increase, are not a multiple of
     the component's stripe size, or do not finish at EOF.
 options:
   path:
-    description: The directory whose default layout is managed. It must exist, be a directory and be on Lustre.
+    description:
+      - The directory whose default layout is managed. It must exist, be a directory and be on Lustre.
+      - In check mode a missing O(path) is not an error (see the description).
     type: path
     required: true
   stripe_count:
@@ -70,7 +76,9 @@ options:
 attributes:
   check_mode:
     support: full
-    description: Reads the layout and reports the C(lfs setstripe) command that would run; never runs it.
+    description:
+      - Reads the layout and reports the C(lfs setstripe) command that would run; never runs it.
+      - A missing O(path) is reported as changed (the directory would be created first, then get the layout).
   diff_mode:
     support: full
     description: "Shows the layout before and after, one line per component, e.g. C(0-64M: 1 x 1M)."
@@ -116,6 +124,7 @@ RETURN = r"""
 layout:
   description:
     - The directory's default layout, normalised, after the change when one was made (and not in check mode).
+    - Null in check mode when O(path) does not exist yet.
     - C(is_set) is false when the directory has no default layout of its own (the components are then the
       file system default lfs printed), null when an old C(lfs) does not say.
     - Each component has C(start), C(end) (-1 = EOF), C(stripe_count) (-1 = all OSTs), C(stripe_size) (bytes),
@@ -243,19 +252,26 @@ def _program(module, name):
     return found
 
 
-def _check_path(path):
+ABSENT_TEXT = "(absent)\n"
+
+
+def _check_path(path, check_mode):
+    """Whether path exists; a missing path is an error except in check mode (an earlier task would create it)."""
     if not os.path.exists(path):
+        if check_mode:
+            return False
         raise ModuleFailure("%s does not exist; lfs_stripe sets the default layout of an existing directory, "
                             "create it first (ansible.builtin.file state=directory)" % path)
     if not os.path.isdir(path):
         raise ModuleFailure("%s is not a directory; lfs_stripe manages directories' default layouts (a file's "
                             "layout is fixed when it is created)" % path)
+    return True
 
 
 def run_module(module):
     params = module.params
     path, state = params["path"], params["state"]
-    _check_path(path)
+    exists = _check_path(path, module.check_mode)
     try:
         if state == "absent":
             given = [name for name in LAYOUT_OPTIONS if params[name] not in (None, "")]
@@ -268,6 +284,14 @@ def run_module(module):
     except LayoutError as exc:
         raise ModuleFailure("desired layout for %s: %s" % (path, exc)) from None
     lfs = Lfs(module, _program(module, params["lfs_command"]))
+    if not exists:
+        # Check mode only: the directory would be created by an earlier task, with no default layout of its own.
+        if state == "absent":
+            return {"changed": False, "layout": None, "desired": desired, "command": [],
+                    "diff": {"before": ABSENT_TEXT, "after": ABSENT_TEXT}}
+        return {"changed": True, "layout": None, "desired": desired,
+                "command": setstripe_argv(lfs.program, desired, path, params["components"] is not None),
+                "diff": {"before": ABSENT_TEXT, "after": layout_text(desired)}}
     current, _read_argv = lfs.read(path)
     if state == "absent":
         changed = lfs.has_default(path, current)

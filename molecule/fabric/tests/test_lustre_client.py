@@ -18,7 +18,14 @@ testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.Ansib
 # The collection's own escaping, to hold against the node's systemd-escape.
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(_REPO, "collections"))
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_layouts import directory_layouts  # noqa: E402
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mounts import systemd_escape_path  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout import (  # noqa: E402
+    desired_layout,
+    differences,
+    layout_text,
+    read_layout,
+)
 
 UNIT_DIR = "/etc/systemd/system"
 MOUNT_UNIT = "mnt-lustre.mount"
@@ -115,20 +122,59 @@ def test_no_lustre_packages_and_no_lnet_service(host):
     assert host.run("systemctl cat lnet.service").rc != 0
 
 
-def test_layouts_compared_with_the_recorded_outputs_never_set(host):
-    record = json.loads(host.file("/var/lib/gpufleet-lab/lustre-layout-check.json").content_string)
-    assert [r["path"] for r in record] == ["/mnt/lustre/datasets", "/mnt/lustre/checkpoints", "/mnt/lustre/scratch"]
-    # before: what the recordings say; after: what the plan computes (docs/lustre-client.md).
+def _planned():
+    """Each directory's path and desired layout, computed by the collection's filters from the scenario's group_vars."""
+    with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "group_vars", "all", "lustre_client.yml")) as handle:
+        settings = yaml.safe_load(handle)
+    planned = directory_layouts(settings["lustre_client_directories"], settings["lustre_client_mounts"][0]["path"],
+                                settings["lustre_client_ost_count"], settings["lustre_client_ost_bw_gbs"])
+    return [(d["path"], desired_layout(d["layout"].get("stripe_count"), d["layout"].get("stripe_size"),
+                                       d["layout"].get("pool"), d["layout"].get("components")), d) for d in planned]
+
+
+def test_fresh_node_check_mode_predicted_the_layouts(host):
+    # Recorded by the first play (check mode before anything existed): read, not set; scratch did not exist.
+    record = json.loads(host.file("/var/lib/gpufleet-lab/lustre-layout-check-mode.json").content_string)
+    planned = _planned()
+    assert [r["path"] for r in record] == [p for p, _l, _d in planned]
     assert [r["before"] for r in record] == [
-        "0-EOF: 1 x 1M\n", "0-256M: 1 x 1M\n256M-16G: 4 x 1M\n16G-EOF: all x 4M\n", "0-EOF: 1 x 128K offset 7\n"]
-    pfl = "0-64M: 1 x 1M\n64M-1G: 4 x 1M\n1G-EOF: 8 x 4M\n"
-    assert [r["after"] for r in record] == ["0-EOF: 8 x 1M\n", pfl, pfl]
-    lfs = "/usr/local/lib/gpufleet-lab/lfs"
-    assert record[0]["command"] == [lfs, "setstripe", "-c", "8", "-S", "1M", "/mnt/lustre/datasets"]
-    assert record[1]["command"][-1] == "/mnt/lustre/checkpoints" and "-E" in record[1]["command"]
-    # The stand-in was asked for each directory's default layout, and never to set one.
+        "0-EOF: 1 x 1M\n", "0-256M: 1 x 1M\n256M-16G: 4 x 1M\n16G-EOF: all x 4M\n", "(absent)\n"]
+    assert [r["after"] for r in record] == [layout_text(layout) for _p, layout, _d in planned]
+    assert all(r["changed"] for r in record)
+    assert [" ".join(["lfs"] + r["command"][1:]) for r in record] == [d["command"] for _p, _l, d in planned]
+
+
+def test_stand_in_holds_the_computed_layouts(host):
+    state = json.loads(host.file("/var/lib/gpufleet-lab/lfs-layouts.json").content_string)
+    planned = _planned()
+    assert sorted(state) == sorted(p for p, _l, _d in planned)
+    for path, layout, plan in planned:
+        want = [(c["end"], c["stripe_count"], c["stripe_size"]) for c in layout["components"]]
+        assert [(c["end"], c["stripe_count"], c["stripe_size"]) for c in state[path]["components"]] == want, path
+        assert state[path]["argv"] == ["setstripe"] + plan["lfs_setstripe_args"] + [path]
+        # what the stand-in prints now is read by lfs_stripe's parser as the planned layout
+        printed = host.check_output(f"/usr/local/lib/gpufleet-lab/lfs getstripe -d {path}")
+        assert printed.splitlines()[0] == path
+        assert not differences(read_layout(printed), layout), (path, printed)
+
+
+def test_setstripe_ran_once_per_directory(host):
+    # The first converge set the three layouts; idempotence and molecule's check step set none.
+    setstripes = host.file("/var/log/gpufleet-lab/lfs-setstripe.log").content_string.splitlines()
+    assert [line.split()[-1] for line in setstripes] == [p for p, _l, _d in _planned()]
     calls = host.file("/var/log/gpufleet-lab/lfs-calls.log").content_string.splitlines()
-    for name in ("datasets", "checkpoints", "scratch"):
-        assert f"getstripe -d --yaml /mnt/lustre/{name}" in calls
-    assert not any(c.startswith("setstripe") for c in calls)
-    assert not host.file("/var/log/gpufleet-lab/lfs-setstripe.log").exists
+    for path, _l, _d in _planned():
+        assert f"getstripe -d --yaml {path}" in calls
+
+
+def test_check_only_after_the_apply_finds_every_layout_as_planned(host):
+    record = json.loads(host.file("/var/lib/gpufleet-lab/lustre-layout-check.json").content_string)
+    planned = _planned()
+    assert [r["path"] for r in record] == [p for p, _l, _d in planned]
+    assert [r["before"] for r in record] == [r["after"] for r in record] == [layout_text(l) for _p, l, _d in planned]
+    assert all(r["command"] == [] for r in record)
+
+
+def test_scratch_was_created_by_the_role(host):
+    scratch = host.file("/mnt/lustre/scratch")
+    assert scratch.is_directory and scratch.user == "root" and scratch.mode == 0o755

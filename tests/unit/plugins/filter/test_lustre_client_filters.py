@@ -64,6 +64,12 @@ def test_mounts_filter():
         lustre_client_mounts([{"fsname": "toolongname", "mgs_nids": ["10.0.0.1@o2ib"], "path": "/mnt/l"}])
     with pytest.raises(AnsibleFilterError, match=r"nets must be a list"):
         lustre_client_mounts([], nets="o2ib0")
+    with pytest.raises(AnsibleFilterError, match=r"options has localflock but lustre_client_mount_flock is flock"):
+        lustre_client_mounts([{"fsname": "training", "mgs_nids": ["10.0.0.1@o2ib"], "path": "/mnt/l",
+                               "options": ["localflock"]}], nets=["o2ib0"])
+    [unit] = lustre_client_mounts([{"fsname": "training", "mgs_nids": ["10.0.0.1@o2ib"], "path": "/mnt/l",
+                                    "options": ["localflock"]}], nets=["o2ib0"], flock="localflock")
+    assert unit["options"] == "localflock,_netdev,retry=5"
     with pytest.raises(AnsibleFilterError, match=r"the input must be a list of mounts"):
         lustre_client_mounts({"fsname": "x"})
 

@@ -85,10 +85,33 @@ def test_reference_mount():
 
 def test_mgs_with_two_nids_per_node_and_extra_options():
     [unit] = mount_plan([dict(REFERENCE, mgs_nids=["10.0.0.1@o2ib,10.1.0.1@tcp", "10.0.0.2@o2ib,10.1.0.2@tcp"],
-                              options=["localflock", "user_xattr"], retry=10, timeout_s=900)], nets=["o2ib", "tcp"])
+                              options=["localflock", "user_xattr"], retry=10, timeout_s=900)], nets=["o2ib", "tcp"],
+                        flock="localflock")
     assert unit["what"] == "10.0.0.1@o2ib,10.1.0.1@tcp:10.0.0.2@o2ib,10.1.0.2@tcp:/training"
     assert unit["options"] == "localflock,user_xattr,_netdev,retry=10"   # _netdev always there
     assert unit["timeout_s"] == 900
+
+
+def test_flock_is_added_when_the_options_leave_it_out():
+    [unit] = mount_plan([dict(REFERENCE, options=["user_xattr"])], nets=["o2ib0"])
+    assert unit["options"] == "flock,user_xattr,_netdev,retry=5"
+    [unit] = mount_plan([dict(REFERENCE, options=[])], nets=["o2ib0"])
+    assert unit["options"] == "flock,_netdev,retry=5"
+    # the opt-out puts its own mode in, the same way
+    [unit] = mount_plan([REFERENCE], nets=["o2ib0"], flock="noflock")
+    assert unit["options"] == "noflock,_netdev,retry=5"
+
+
+@pytest.mark.parametrize("options, flock, message", [
+    (["localflock"], "flock", r"options has localflock but lustre_client_mount_flock is flock: drop localflock"),
+    (["noflock", "user_xattr"], "flock", r"has noflock but lustre_client_mount_flock is flock.*"
+                                         r"lustre_client_mount_flock: noflock with lustre_client_mount_flock_reason"),
+    (["flock"], "localflock", r"has flock but lustre_client_mount_flock is localflock"),
+    (["_netdev"], "none", r"lustre_client_mount_flock 'none' is not one of flock, localflock, noflock"),
+])
+def test_options_contradicting_the_locking_mode_are_refused(options, flock, message):
+    with pytest.raises(LustreClientError, match=message):
+        mount_plan([dict(REFERENCE, options=options)], nets=["o2ib0"], flock=flock)
 
 
 @pytest.mark.parametrize("change, nets, message", [

@@ -32,7 +32,8 @@ GIB_KIB = 1048576
 
 def _reference(name):
     if not os.path.isdir(_LUSTRE):
-        pytest.skip("reference outputs not checked out beside the repository")
+        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
+                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 

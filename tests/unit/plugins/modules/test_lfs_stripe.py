@@ -24,8 +24,14 @@ _LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
 LFS = "/opt/lustre/bin/lfs"
 PLAIN_1M = "getstripe-d-dir-plain.lustre-manual.txt"  # 2.10: "stripe_count:  1 stripe_size:   1048576 ..."
 PFL_DIR = "getstripe-dir-default-pfl.lustre-manual.txt"  # 256M: 1 x 1M, 16G: 4 x 1M, EOF: all x 4M
+# SYNTHETIC outputs below (UNSET, PFL_YAML, the read-backs after setstripe and --raw lines in the tests): shared/reference has no
+# recording of these formats (its README, "What is not here": no composite layout printed with --yaml, no real
+# 'lfs getstripe -d' of a modern directory default). They are written from liblustreapi's printf formats
+# (lov_dump_user_lmm_header / lov_dump_comp_v1_entry), as lfs 2.12+ prints them; the recorded outputs
+# (_reference) are used wherever a recording of the format exists.
+# SYNTHETIC: a directory with no default layout of its own ('pattern: 0', the file system default).
 UNSET = "stripe_count:  1 stripe_size:   1048576 pattern:       0 stripe_offset: -1\n\n"
-# lfs 2.12+ 'getstripe -d --yaml' of a directory with a 3-component default (liblustreapi printf formats)
+# SYNTHETIC: lfs 2.12+ 'getstripe -d --yaml' of a directory with a 3-component default.
 PFL_YAML = """  lcm_layout_gen:    0
   lcm_mirror_count:  1
   lcm_entry_count:   3
@@ -73,7 +79,8 @@ FILTER_COMPONENTS = pfl_layout({"p50_bytes": 10485760, "p90_bytes": 524288000, "
 
 def _reference(name):
     if not os.path.isdir(_LUSTRE):
-        pytest.skip("reference outputs not checked out beside the repository")
+        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
+                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 
@@ -159,6 +166,7 @@ def test_plain_to_pfl_runs_setstripe_and_reads_back(run_main, lfs, task):
 
 
 def test_plain_layout_with_pool(run_main, lfs, task):
+    # SYNTHETIC read-back: a plain directory default with a pool in lfs 2.12+'s -d format (none recorded).
     after = "stripe_count:  8 stripe_size:   4194304 pattern:       raid0 stripe_offset: -1 pool:          flash\n\n"
     fake = lfs(_reference(PFL_DIR), after=after)
     result = run_main(module, dict(task, stripe_count=8, stripe_size="4194304", pool="flash", _ansible_diff=True))
@@ -198,6 +206,7 @@ def test_state_absent_removes_and_is_idempotent(run_main, lfs, task):
 
 def test_state_absent_on_an_old_client_asks_raw(run_main, lfs, task):
     # 2.10 prints no pattern for a directory: --raw shows 0 / 0 / -1 when nothing is stored
+    # (the -d output is the recording; the two --raw lines are SYNTHETIC, none is recorded)
     fake = lfs(_reference(PLAIN_1M), yaml_ok=False)
     fake.raw = "stripe_count:  0 stripe_size:   0 stripe_offset: -1\n"
     result = run_main(module, dict(task, state="absent", _ansible_check_mode=True))
@@ -276,6 +285,7 @@ def test_path_must_be_an_existing_directory_on_lustre(run_main, lfs, task, tmp_p
     fake = lfs(None)
     missing = run_main(module, dict(task, path=str(tmp_path / "nope"), stripe_count=1, stripe_size="1M"))
     assert missing["failed"] is True and missing["msg"].startswith("%s does not exist" % (tmp_path / "nope"))
+    assert missing["msg"].endswith("create it first (ansible.builtin.file state=directory)")
     (tmp_path / "file").write_text("x")
     not_dir = run_main(module, dict(task, path=str(tmp_path / "file"), stripe_count=1, stripe_size="1M"))
     assert not_dir["msg"].startswith("%s is not a directory" % (tmp_path / "file"))
@@ -299,3 +309,37 @@ def test_documentation_matches_argument_spec():
     assert doc["attributes"]["check_mode"]["support"] == "full" and doc["attributes"]["diff_mode"]["support"] == "full"
     assert set(yaml.safe_load(module.RETURN)) == {"layout", "desired", "diff", "command"}
     assert doc["options"]["path"].get("required") is True
+
+
+def test_check_mode_missing_directory_would_be_created_then_set(run_main, lfs, task, tmp_path):
+    # A fresh node in check mode: the role's file task would create the directory, so it is not there yet.
+    fake = lfs(_reference(PLAIN_1M))
+    path = str(tmp_path / "new")
+    result = run_main(module, dict(task, path=path, components=FILTER_COMPONENTS, _ansible_check_mode=True,
+                                   _ansible_diff=True))
+    assert result.get("failed") is not True and result["changed"] is True
+    assert result["diff"] == {"before": "(absent)\n", "after": "0-64M: 1 x 1M\n64M-1G: 4 x 1M\n1G-EOF: 8 x 4M\n"}
+    assert result["command"] == [LFS, "setstripe", "-E", "64M", "-c", "1", "-S", "1M", "-E", "1G", "-c", "4",
+                                 "-S", "1M", "-E", "-1", "-c", "8", "-S", "4M", path]
+    assert result["layout"] is None and len(result["desired"]["components"]) == 3
+    assert fake.calls == []  # nothing to read, nothing run
+    assert not os.path.exists(path)
+
+
+def test_check_mode_missing_directory_with_state_absent_is_unchanged(run_main, lfs, task, tmp_path):
+    fake = lfs(_reference(PLAIN_1M))
+    result = run_main(module, dict(task, path=str(tmp_path / "new"), state="absent", _ansible_check_mode=True,
+                                   _ansible_diff=True))
+    assert result["changed"] is False and result["command"] == [] and fake.calls == []
+    assert result["diff"] == {"before": "(absent)\n", "after": "(absent)\n"}
+
+
+def test_check_mode_still_refuses_a_file_and_bad_input(run_main, lfs, task, tmp_path):
+    fake = lfs(_reference(PLAIN_1M))
+    (tmp_path / "file").write_text("x")
+    not_dir = run_main(module, dict(task, path=str(tmp_path / "file"), stripe_count=1, stripe_size="1M",
+                                    _ansible_check_mode=True))
+    assert not_dir["failed"] is True and not_dir["msg"].startswith("%s is not a directory" % (tmp_path / "file"))
+    bad = run_main(module, dict(task, path=str(tmp_path / "new"), stripe_count=0, stripe_size="1M",
+                                _ansible_check_mode=True))
+    assert bad["failed"] is True and "stripe_count is 0" in bad["msg"] and fake.calls == []
