@@ -18,7 +18,6 @@ E2E_INV     := $(ROOT)/.build/e2e-inventory
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 # Every scenario but throw-away development ones (molecule/dev_*).
 MOLECULE_SCENARIOS := $(filter-out dev_%,$(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))))
-LOCAL_TESTS := $(sort $(wildcard tests/local/*/run.sh))
 
 .PHONY: help demo test deps host-deps venv images lab-up lab-down lab-status converge \
         lint sanity unit plan local molecule e2e test-all test-clean
@@ -102,7 +101,7 @@ plan: venv
 
 # Roles that need no container (switch configuration), run against localhost and loopback stand-ins.
 local: venv
-	@for t in $(LOCAL_TESTS); do echo "== $$t"; $$t || exit 1; done
+	tests/local/run-all.sh
 
 sanity: venv
 	tests/sanity/run-sanity.sh
