@@ -59,12 +59,17 @@ def _file(name):
     return os.path.join(STATE, name)
 
 
-def _running():
+def _load(name):
+    """A saved configuration (running.json, startup.json), or the switch's base one before any was saved."""
     try:
-        with open(_file("running.json"), encoding="utf-8") as fh:
+        with open(_file(name), encoding="utf-8") as fh:
             return json.load(fh)
     except FileNotFoundError:
         return list(BASE)
+
+
+def _running():
+    return _load("running.json")
 
 
 def _write(name, data):
@@ -142,7 +147,7 @@ def run_cmds(cmds, fmt):
             text = "Maximum number of completed sessions: 1\nMaximum number of pending sessions: 5\n" + "".join(
                 "  %s  pending\n" % name for name in pending)
         elif cmd in ("show running-config", "show startup-config") and session is None and fmt == "text":
-            text = render(_running() if cmd == "show running-config" else _load_startup())
+            text = render(_running() if cmd == "show running-config" else _load("startup.json"))
         elif cmd.startswith("configure session "):
             name = cmd.split(" ", 2)[2]
             entry = SESSIONS.setdefault(name, {"state": "pending", "config": _running()})
@@ -170,14 +175,6 @@ def run_cmds(cmds, fmt):
             return None, (index, "Invalid input (at token 0: '%s')" % cmd.split(" ")[0])
         results.append(copy.deepcopy(data) if fmt == "json" else {"output": text})
     return results, None
-
-
-def _load_startup():
-    try:
-        with open(_file("startup.json"), encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        return list(BASE)
 
 
 class Handler(BaseHTTPRequestHandler):
