@@ -59,15 +59,34 @@ echo "== a GPU node added to the inventory joins; a job running elsewhere keeps 
 job=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command \
         -a "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'" | sed -n 's/.*(stdout) \([0-9]*\).*/\1/p')
 [ -n "$job" ] || { echo "could not submit the long job"; exit 1; }
+for _ in $(seq 60); do
+  started=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "squeue --noheader --jobs $job --states RUNNING --format %S" \
+              | sed -n 's/.*(stdout) //p')
+  [ -n "$started" ] && break; sleep 1
+done
+[ -n "$started" ] || { echo "the long job $job never started"; exit 1; }
 computes=${E2E_COMPUTES:-2}
 python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes $((computes + 1)) --controllers 2
 play >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
-E2E_JOB_ID=$job pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
+E2E_JOB_ID=$job E2E_JOB_START=$started pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
 ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "scancel $job" >/dev/null
 
 echo "== the database password is rotated (a new vault value): slurmdbd follows before accounting is read"
-play --tags slurm -e "slurm_db_password=rotated-e2e-$RANDOM$RANDOM" >"$logs/rotate.log" 2>&1 || { tail -50 "$logs/rotate.log"; exit 1; }
-grep -q "changed: \[head\]" "$logs/rotate.log" || { echo "the rotation changed nothing on head"; exit 1; }
+old_pw=$(sed -n 's/^slurm_db_password: //p' "$inv/group_vars/all/lab_secrets.yml")
+new_pw="rotated-e2e-$RANDOM$RANDOM"
+[ -n "$old_pw" ] || { echo "no slurm_db_password in $inv/group_vars/all/lab_secrets.yml"; exit 1; }
+play --tags slurm -e "slurm_db_password=$new_pw" >"$logs/rotate.log" 2>&1 || { tail -50 "$logs/rotate.log"; exit 1; }
+# The two tasks that carry the password changed on the accounting host, and nothing else did there.
+for task in "Dbd | Create the accounting database user" "Dbd | Write slurmdbd.conf (it holds the database password)"; do
+  awk -v t="$task" 'index($0, "TASK [") && index($0, t) {inside=1; next} /^TASK \[/ {inside=0} inside && /^changed: \[head\]/ {found=1} END {exit !found}' \
+    "$logs/rotate.log" || { echo "the rotation did not change '$task' on head"; exit 1; }
+done
+db() { podman exec "$name-head" mysql --user=slurm --password="$1" --batch --skip-column-names --execute 'SELECT 1' 2>&1; }
+[ "$(db "$new_pw")" = 1 ] || { echo "MariaDB refuses the new password: $(db "$new_pw")"; exit 1; }
+db "$old_pw" | grep -q "Access denied" || { echo "MariaDB still accepts the old password after the rotation"; exit 1; }
+podman exec "$name-head" grep -qxF "StoragePass=$new_pw" /etc/slurm/slurmdbd.conf \
+  || { echo "slurmdbd.conf does not hold the new password"; exit 1; }
+echo "MariaDB: the new password works, the old one is refused; slurmdbd.conf holds the new one"
 ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "sacctmgr --noheader list cluster format=cluster" \
   >"$logs/rotate-check.log" 2>&1 || { echo "accounting does not answer after the rotation"; cat "$logs/rotate-check.log"; exit 1; }
 echo "accounting answers after the rotation: $(sed -n 's/.*(stdout) //p' "$logs/rotate-check.log")"
@@ -75,6 +94,13 @@ echo "accounting answers after the rotation: $(sed -n 's/.*(stdout) //p' "$logs/
 echo "== a rolling driver upgrade: one GPU node at a time drained, its job left to end, rebooted, checked, resumed"
 "$root/tests/e2e/rolling_reboot.sh" "$name" "$inv"
 
-echo "== fail-over: stop the primary controller's container"
+echo "== fail-over: a job runs, the primary controller's container stops, the backup takes over the saved state"
+on_login() { ANSIBLE_DEPRECATION_WARNINGS=false ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "$1" | sed -n 's/.*(stdout) //p'; }
+held=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 600'")
+[ -n "$held" ] || { echo "could not submit the job that must survive the fail-over"; exit 1; }
+for _ in $(seq 60); do [ "$(on_login "squeue --noheader --jobs $held --format %T")" = RUNNING ] && break; sleep 1; done
+started=$(on_login "squeue --noheader --jobs $held --format %S")
+echo "job $held RUNNING since $started before the primary stops"
 podman stop -t 5 "$name-head" >/dev/null
-pytest -q -p no:cacheprovider tests/e2e/test_slurm_failover.py --ansible-inventory "$inv/hosts.yml"
+E2E_FAILOVER_JOB=$held E2E_FAILOVER_START=$started \
+  pytest -q -p no:cacheprovider tests/e2e/test_slurm_failover.py --ansible-inventory "$inv/hosts.yml"

@@ -83,6 +83,10 @@ def test_one_munge_key_everywhere_and_secrets_locked(lab):
         assert key.user == "munge" and key.mode == 0o400 and key.size == 1024
         sums.add(host.check_output("sha256sum /etc/munge/munge.key").split()[0])
     assert len(sums) == 1
+    # One key everywhere is not enough: a constant or patterned key passes that and lets anyone forge credentials.
+    # 1024 random bytes hold about 650 distinct values; od prints each byte as a decimal number.
+    values = lab["all"][0].check_output("od -An -v -tu1 /etc/munge/munge.key").split()
+    assert len(values) == 1024 and len(set(values)) >= 128, f"the munge key has {len(set(values))} distinct bytes"
     dbd = lab["node"](lab["controllers"][0])
     conf = dbd.file("/etc/slurm/slurmdbd.conf")
     assert conf.user == "slurm" and conf.mode == 0o600
