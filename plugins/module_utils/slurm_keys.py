@@ -29,18 +29,13 @@ Paths per file (22.05 path first, 24.11 path second where it moved):
   (block, 24.11) ``src/plugins/topology/block/block_record.c`` ``block_options[]`` +
   ``_block_options[]``.
 
-23.11 (tag ``slurm-23-11-4-1``, Ubuntu 24.04's 23.11.4) could not be read at the tag here: no
-23.11 source package is reachable from this build machine and the source index does not address
-files by tag. Its tables are therefore DERIVED, each difference with its evidence, in
-``_DERIVED_23_11`` below: start from 22.05.8, apply what the 24.11.5 tree says about 23.11. The
-evidence is (a) ``src/common/slurm_protocol_pack.c`` of 24.11.5, whose
-``_pack_slurm_ctl_conf_msg()`` branch for ``SLURM_23_11_PROTOCOL_VERSION`` is the exact wire
-layout of a 23.11 controller's configuration (fields it still carries, fields marked
-``/* was ... */`` that only went away later), and (b) the ``NEWS`` file of 24.11.5, which lists
-every change per release (23.02.0rc1 .. 23.11.x). Keys whose release could not be pinned down are
-left OUT of 23.11 (refusing a valid key is a safe failure; accepting an unknown one makes
-slurmctld refuse to start). The lab's ``slurmctld -t`` / ``slurmd -C`` check on Ubuntu 24.04 is the
-final word; fix this table from it.
+23.11 -- SchedMD/slurm tag ``slurm-23-11-4-1`` (Ubuntu 24.04's 23.11.4), read from the source like the others
+and kept as its differences from 22.05.8 in ``_DERIVED_23_11`` below.
+
+Every table is pinned: ``tests/fixtures/slurm-keys/<tag>.json`` holds each release's rows as
+``docs/tools/slurm_keys_extract.py`` reads them from that tag of SchedMD/slurm (with the commit), and
+``tests/unit/plugins/module_utils/test_slurm_keys_source.py`` fails when a key here is renamed, retyped,
+missing or extra.
 
 Type codes: str, u16, u32, u64, bool, float (Slurm's S_P_ types), lines (S_P_ARRAY: the key may be
 repeated, one value per line). A ``!defunct`` suffix marks keys Slurm still accepts through
@@ -379,29 +374,32 @@ _TOPOLOGY_TREE_24_11 = (
 # block_options[] + _block_options[]. 23.11 spelled the size list BlockLevels; NEWS 24.05.0rc1:
 # "topology/block - Replaced the BlockLevels with BlockSizes in topology.conf."
 _TOPOLOGY_BLOCK_24_11 = (("BlockName", "lines"), ("BlockSizes", "str"), ("Nodes", "str"))
-_TOPOLOGY_BLOCK_23_11 = (("BlockName", "lines"), ("Nodes", "str"))
+_TOPOLOGY_BLOCK_23_11 = (("BlockName", "lines"), ("BlockLevels", "str"), ("Nodes", "str"))
 
-#: 23.11.4 = 22.05.8 with these changes. Each line: key, type (None: removed), evidence.
+#: 23.11.4 = 22.05.8 with these changes, read from the source at tag slurm-23-11-4-1 (commit
+#: 924dce610761c30937e88ac334bdb3ca90beab91 is pinned in tests/fixtures/slurm-keys/slurm-23-11-4-1.json with every row;
+#: docs/tools/slurm_keys_extract.py extracts it). Each line: key, type (None: no longer in the table), what changed.
 _DERIVED_23_11 = {
     "slurm.conf": (
-        ("MaxBatchRequeue", "u32", "NEWS 23.02.0rc1 'Add configurable job requeue limit parameter - "
-                                   "MaxBatchRequeue'; max_batch_requeue on the 23.11 wire"),
-        ("PreemptParameters", "str", "NEWS 23.02.0rc1 'PreemptParameters=reclaim_licenses'; "
-                                     "preempt_params on the 23.11 wire"),
-        ("SuspendExcStates", "str", "NEWS 23.02.0rc1 'Add SuspendExcStates option to slurm.conf'; "
-                                    "suspend_exc_states on the 23.11 wire"),
-        ("SchedulerAuth", None, "defunct in 22.05.8, gone from the 24.11.5 table"),
-        ("SlurmctldPlugstack", None, "slurmctld_plugstack is on the 22.05 wire, not on the 23.11 wire; "
-                                     "gone from the 24.11.5 table"),
+        ("ExtSensorsType", "str!defunct", "parsed by _defunct_option() in 23.11"),
+        ("ExtSensorsFreq", "u16!defunct", "parsed by _defunct_option() in 23.11"),
+        ("JobCredentialPrivateKey", "str!defunct", "parsed by _defunct_option() in 23.11"),
+        ("JobCredentialPublicCertificate", "str!defunct", "parsed by _defunct_option() in 23.11"),
+        ("MaxBatchRequeue", "u32", "new in 23.02 (NEWS 23.02.0rc1)"),
+        ("PreemptParameters", "str", "new in 23.02 (NEWS 23.02.0rc1)"),
+        ("SuspendExcStates", "str", "new in 23.02 (NEWS 23.02.0rc1)"),
+        ("SlurmctldPlugstack", None, "gone from slurm_conf_options[]"),
     ),
-    "slurm.conf:NodeName": (),  # RestrictedCoresPerGPU: NEWS 24.05.0rc1
+    "slurm.conf:NodeName": (),  # RestrictedCoresPerGPU: 24.05
     "slurm.conf:PartitionName": (
-        ("MaxCPUsPerSocket", "u32", "NEWS 23.02.0rc1 'Add MaxCPUsPerSocket to partition configuration'"),
-        ("PowerDownOnIdle", "str", "NEWS 23.02.0rc1 'Add PowerDownOnIdle partition option'"),
-        # ExclusiveTopo: NEWS 24.05.0rc1
+        ("MaxCPUsPerSocket", "u32", "new in 23.02 (NEWS 23.02.0rc1)"),
+        ("PowerDownOnIdle", "bool", "new in 23.02 (NEWS 23.02.0rc1), a boolean"),
     ),
-    "slurmdbd.conf": (),  # DisableCoordDBD, HashPlugin, TLS*: 24.05+; AllResourcesAbsolute: release not pinned
+    "slurmdbd.conf": (
+        ("AllResourcesAbsolute", "bool", "new in 23.11's options[]"),
+    ),
     "cgroup.conf": (
+        ("CgroupAutomount", "bool!defunct", "parsed by _defunct_option() (NEWS 23.11.0rc1: option removed)"),
         ("EnableControllers", "bool", "NEWS 23.02.1 'Add cgroup.conf EnableControllers option'"),
         ("SignalChildrenProcesses", "bool", "NEWS 23.11.0rc1 'Add SignalChildrenProcesses=<yes|no>'"),
         ("AllowedKmemSpace", None, "NEWS 23.11.0rc1 'Removed deprecated parameters AllowedKmemSpace, "
@@ -409,7 +407,6 @@ _DERIVED_23_11 = {
         ("ConstrainKmemSpace", None, "same NEWS line"),
         ("MaxKmemPercent", None, "same NEWS line"),
         ("MinKmemSpace", None, "same NEWS line"),
-        # SystemdTimeout: NEWS 24.05.0rc1
     ),
     "gres.conf": (),
     "gres.conf:line": (),
@@ -454,7 +451,7 @@ TABLES: Dict[str, Dict[str, Tuple[Tuple[str, str], ...]]] = {
 #: Where each release's tables come from (for messages and docs).
 SOURCES = {
     "22.05": "SchedMD/slurm tag slurm-22-05-8-1 (read from the source)",
-    "23.11": "SchedMD/slurm tag slurm-23-11-4-1 (derived: 22.05.8 + NEWS + the 23.11 wire layout in 24.11.5)",
+    "23.11": "SchedMD/slurm tag slurm-23-11-4-1 (read from the source, kept as its differences from 22.05.8)",
     "24.11": "SchedMD/slurm tag slurm-24-11-5-1 (read from the source)",
 }
 
@@ -511,19 +508,19 @@ _STATUS_BY_VERSION = {
     },
     "23.11": {
         "slurm.conf": {
-            "SchedulerAuth": ("removed", None, "defunct since 22.05 and dropped later"),
-            "SlurmctldPlugstack": ("removed", None, "no longer on the 23.11 configuration wire"),
-            "JobCredentialPrivateKey": ("removed", None, "not on the 23.11 wire; defunct in 24.11 "
-                                        "(credentials are signed by CredType=cred/munge)"),
-            "JobCredentialPublicCertificate": ("removed", None, "not on the 23.11 wire; defunct in 24.11"),
-            "LaunchType": ("removed", None, "not on the 23.11 wire: launch/slurm is built in, the key "
-                           "is ignored"),
+            "SchedulerAuth": ("removed", None, _DEFUNCT),
+            "ExtSensorsType": ("removed", None, _DEFUNCT),
+            "ExtSensorsFreq": ("removed", None, _DEFUNCT),
+            "JobCredentialPrivateKey": ("removed", None, _DEFUNCT),
+            "JobCredentialPublicCertificate": ("removed", None, _DEFUNCT),
+            "SlurmctldPlugstack": ("removed", None, "no longer in 23.11's slurm_conf_options[]"),
+            "LaunchType": ("removed", None, "in the table but never read: ignored"),
             "RoutePlugin": ("removed", "TopologyParam", "NEWS 23.11.0rc1: 'RoutePlugin=route/topology has "
                             "been replaced with TopologyParam=RouteTree'"),
         },
         "cgroup.conf": {
             "CgroupAutomount": ("removed", None, "NEWS 23.11.0rc1 'Remove CgroupAutomount= option from "
-                                "cgroup.conf'; 24.11.5 parses it with _defunct_option()"),
+                                "cgroup.conf'; parsed with _defunct_option()"),
         },
     },
     "24.11": {
