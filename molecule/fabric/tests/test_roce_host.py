@@ -91,7 +91,8 @@ def test_unit_enabled_and_ordered(host):
     assert "Before=network-pre.target slurmd.service" in text
     assert host.service("gpufleet-roce-qos.service").is_enabled
     verify = host.run("systemd-analyze verify /etc/systemd/system/gpufleet-roce-qos.service")
-    assert "gpufleet-roce-qos.service" not in verify.stderr or verify.rc == 0, verify.stderr
+    # systemd-analyze also reports on the container's other units; nothing it says may concern ours.
+    assert [line for line in verify.stderr.splitlines() if "gpufleet-roce-qos" in line] == [], verify.stderr
 
 
 def test_boot_script_reapplies_the_same_state(host):

@@ -5,6 +5,7 @@
 """The slurm role's entry points, each read from its node: controller, accounting, compute, login."""
 import os
 import re
+import time
 
 import pytest
 import testinfra
@@ -100,8 +101,15 @@ def test_login_has_only_the_clients(host):
     assert host.package("slurm-client").is_installed
     for package in ("slurmd", "slurmctld", "slurmdbd"):
         assert not host.package(package).is_installed
-    out = host.check_output("sinfo --noheader --Node --format '%N %t'")
-    assert out.split()[0] == "molecule-slurm-gpu01"
+    # The login node reaches the controller, which knows the one compute node, and that node is in service.
+    states = {}
+    for _ in range(30):
+        out = host.check_output("sinfo --noheader --Node --format '%N %t'")
+        states = dict(line.split() for line in out.splitlines())
+        if states == {"molecule-slurm-gpu01": "idle"}:
+            break
+        time.sleep(1)
+    assert states == {"molecule-slurm-gpu01": "idle"}
 
 
 def test_login_installed_from_the_sites_mirror(host):

@@ -153,7 +153,8 @@ def test_select_linear_with_tree_warns_on_23_11_and_is_refused_on_24_11():
 
 
 def test_select_cons_res_is_fine_on_22_05_and_new_keys_on_23_11():
-    assert check_settings("slurm.conf", {"SelectType": "select/cons_res"}, "22.05")["settings"]
+    assert check_settings("slurm.conf", {"SelectType": "select/cons_res"}, "22.05") == {
+        "settings": {"SelectType": "select/cons_res"}, "translated": [], "warnings": []}
     assert check_settings("slurm.conf", {"MaxBatchRequeue": 5}, "23.11")["settings"] == {"MaxBatchRequeue": 5}
 
 
