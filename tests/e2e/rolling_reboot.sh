@@ -67,3 +67,36 @@ python3 tests/e2e/rolling_reboot/check.py --log "$logs/rolling.log" --rerun-log 
   --installed "$(for n in ${nodes//,/ }; do podman exec "$name-$n" dpkg-query -W -f '${Version} ' libnvidia-ml1; done)"
 # The test's own drain of gpu03 ends here; the lab goes on with every node in service.
 scontrol update NodeName=gpu03 State=RESUME
+
+# A node that boots with the old module again (DKMS built nothing for its kernel): the rolling reboot must stop on it,
+# leave it drained, and drain, reboot or touch no node after it. gpu01 and gpu02 both "run" the old module; the
+# boot stand-in is switched off on gpu01 only, so gpu01 comes back with 535.183.01 and gpu02 is next in line.
+stuck=gpu01 next=gpu02
+old_module=535.183.01
+podman exec "$name-$stuck" systemctl disable --quiet lab-nvidia-module.service
+for n in $stuck $next; do podman exec "$name-$n" sh -c "echo $old_module > /sys/module/nvidia/version"; done
+boot_of() { podman exec "$name-$1" cut -d ' ' -f 22 /proc/1/stat; }
+next_boot=$(boot_of $next)
+start=$SECONDS
+if ansible-playbook -i "$inv" playbooks/driver_upgrade.yml --limit "$stuck,$next" -e nvidia_driver_drain_poll_s=5 \
+     -e nvidia_driver_reboot_timeout_s=300 >"$logs/rolling-stuck.log" 2>&1; then
+  echo "FAILED: the rolling reboot went on although $stuck came back with the old module"; exit 1
+fi
+echo "driver_upgrade.yml with $stuck booting the old module: failed as it must, $((SECONDS - start)) s"
+grep -q "The rolling reboot stopped at $stuck" "$logs/rolling-stuck.log" \
+  || { echo "FAILED: no 'rolling reboot stopped at $stuck' in the log"; tail -40 "$logs/rolling-stuck.log"; exit 1; }
+grep -q "$stuck runs nvidia $old_module after the reboot, not the installed" "$logs/rolling-stuck.log" \
+  || { echo "FAILED: the stop does not say $stuck runs the old module"; tail -40 "$logs/rolling-stuck.log"; exit 1; }
+! grep -E "TASK \[gpufleet\.cluster\.nvidia_driver : Reboot \| (Drain in Slurm|Reboot) $next\]" "$logs/rolling-stuck.log" \
+  || { echo "FAILED: the rolling reboot went on to $next after stopping at $stuck"; exit 1; }
+stuck_state=$(on_login "sinfo --noheader --Node --nodes $stuck,$next --format=%N:%T:%E")
+echo "Slurm after the stop: $(echo "$stuck_state" | sed 's/\\n/ /g')"
+echo "$stuck_state" | grep -q "$stuck:drained:gpufleet nvidia_driver update, reboot" \
+  || { echo "FAILED: $stuck is not left drained by the upgrade: $stuck_state"; exit 1; }
+echo "$stuck_state" | grep -q "$next:idle:none" || { echo "FAILED: $next was drained: $stuck_state"; exit 1; }
+[ "$(boot_of $next)" = "$next_boot" ] || { echo "FAILED: $next was rebooted after the stop at $stuck"; exit 1; }
+echo "ok: stopped at $stuck (left drained), $next neither drained nor rebooted"
+# The node is "fixed" (the module built, booted): the stand-in back on, both run the installed driver, in service.
+podman exec "$name-$stuck" systemctl enable --quiet lab-nvidia-module.service
+for n in $stuck $next; do podman exec "$name-$n" /usr/local/sbin/lab-nvidia-module; done
+scontrol update NodeName=$stuck State=RESUME
