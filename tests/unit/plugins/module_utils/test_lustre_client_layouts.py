@@ -19,9 +19,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout imp
     layout_text,
     read_layout,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
+_LUSTRE = outputs("lustre")
 GIB, MIB = 1024 ** 3, 1024 ** 2
 
 # inventories/h100-64/group_vars/all/plan.yml, with its 64 GPUs.
@@ -36,9 +36,6 @@ PLAN = [
 
 
 def _reference(name):
-    if not os.path.isdir(_LUSTRE):
-        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
-                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 
