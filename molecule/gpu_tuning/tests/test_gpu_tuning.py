@@ -27,7 +27,7 @@ CONFIG = "/etc/gpufleet/gpu-tuning.json"
 UNIT = "gpufleet-gpu-tuning.service"
 UNIT_FILE = "/etc/systemd/system/" + UNIT
 H100 = "NVIDIA H100 80GB HBM3"
-RECORDED_Q = os.path.join(REPO, "..", "shared", "reference", "outputs", "nvidia-smi",
+RECORDED_Q = os.path.join(REPO, "tests", "fixtures", "reference", "outputs", "nvidia-smi",
                           "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
 
 

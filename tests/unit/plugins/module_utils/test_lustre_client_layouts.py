@@ -64,7 +64,7 @@ def test_same_numbers_as_the_plan_playbook():
 def test_the_module_sees_the_recorded_layouts_differ():
     # The lab's recordings (molecule/fabric/files/lustre) read by lustre_layout, against our desired layouts.
     # getstripe-yaml-plain is a FILE's layout (it has lmm_objects): it stands for scratch's plain default because
-    # it is the only recorded --yaml output (shared/reference has no YAML of a directory default); the header
+    # it is the only recorded --yaml output (tests/fixtures/reference has no YAML of a directory default); the header
     # keys are the ones a directory's plain default prints, and read_layout ignores the objects list.
     recorded = ["getstripe-d-dir-plain.lustre-manual.txt", "getstripe-dir-default-pfl.lustre-manual.txt",
                 "getstripe-yaml-plain.lustre-manual.txt"]

@@ -136,7 +136,7 @@ def test_composite_with_compression_fields():
 
 # ---------------------------------------------------------------- formats only described (docs/lfs-stripe.md)
 def test_modern_dir_outputs():
-    # SYNTHETIC (no recording of this format in shared/reference): lfs 2.12+ -d on a directory: no path line,
+    # SYNTHETIC (no recording of this format in tests/fixtures/reference): lfs 2.12+ -d on a directory: no path line,
     # pattern printed; the pool follows the offset
     plain = "stripe_count:  4 stripe_size:   4194304 pattern:       raid0 stripe_offset: -1 pool:          flash\n\n"
     assert read_layout(plain) == {"is_set": True, "mirror_count": 1, "components": [_c(0, -1, 4, 4 * M, "flash")]}

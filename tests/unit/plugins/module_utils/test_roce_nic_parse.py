@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""roce_nic_parse against the recorded mlnx_qos and dcb outputs (shared/reference/outputs/roce)."""
+"""roce_nic_parse against the recorded mlnx_qos and dcb outputs (tests/fixtures/reference/outputs/roce)."""
 from __future__ import annotations
 
 import os

@@ -21,7 +21,7 @@ _PERFTEST = outputs("perftest")
 
 # Latency format from linux-rdma/perftest src/perftest_parameters.h: RESULT_FMT_LAT (the header) and
 # REPORT_FMT_LAT (one row, printf). No recorded ib_write_lat/ib_send_lat output with a usable licence exists
-# in /work/shared/reference (its README says so), so the row below is rendered from that format string with
+# in tests/fixtures/reference (its README says so), so the row below is rendered from that format string with
 # chosen values; it is a format test, not a recording.
 RESULT_FMT_LAT = (" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
                   "   99% percentile[usec]   99.9% percentile[usec] ")

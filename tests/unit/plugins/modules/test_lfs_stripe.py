@@ -24,7 +24,7 @@ _LUSTRE = outputs("lustre")
 LFS = "/opt/lustre/bin/lfs"
 PLAIN_1M = "getstripe-d-dir-plain.lustre-manual.txt"  # 2.10: "stripe_count:  1 stripe_size:   1048576 ..."
 PFL_DIR = "getstripe-dir-default-pfl.lustre-manual.txt"  # 256M: 1 x 1M, 16G: 4 x 1M, EOF: all x 4M
-# SYNTHETIC outputs below (UNSET, PFL_YAML, the read-backs after setstripe and --raw lines in the tests): shared/reference has no
+# SYNTHETIC outputs below (UNSET, PFL_YAML, the read-backs after setstripe and --raw lines in the tests): tests/fixtures/reference has no
 # recording of these formats (its README, "What is not here": no composite layout printed with --yaml, no real
 # 'lfs getstripe -d' of a modern directory default). They are written from liblustreapi's printf formats
 # (lov_dump_user_lmm_header / lov_dump_comp_v1_entry), as lfs 2.12+ prints them; the recorded outputs
