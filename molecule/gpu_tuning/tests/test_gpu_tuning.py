@@ -157,8 +157,6 @@ def _recorded_uuids():
 
 @pytest.fixture
 def stand_in_node(host):
-    if not os.path.exists(RECORDED_Q):
-        pytest.skip("reference outputs not beside the checkout")
     uuids = _recorded_uuids()
     answer = "".join("%d, %s, %s\n" % (index, uuid, H100) for index, uuid in enumerate(uuids))
     fake = FAKE_SMI % {"log": FAKE_LOG, "refuse": FAKE_REFUSE, "answer": answer}
