@@ -339,12 +339,15 @@ def is_checkout(path: str) -> bool:
 
 
 def lab_ownership(name: str, containers: List[Dict], checkout: str, key: str,
-                  read: Callable[[str], Optional[str]] = authorized_keys,
-                  exists: Callable[[str], bool] = is_checkout) -> Verdict:
+                  read: Optional[Callable[[str], Optional[str]]] = None,
+                  exists: Optional[Callable[[str], bool]] = None) -> Verdict:
     """Decide, from `podman inspect` of a lab's containers, whether this checkout (path `checkout`, SSH key
     fingerprint `key`) may use them. Another checkout that still exists wins over everything (refuse); a
-    checkout gone from disk, a different key or an unknown owner means re-create; else reuse."""
-    owners = [container_owner(info, read) for info in containers]
+    checkout gone from disk, a different key or an unknown owner means re-create; else reuse.
+    `read(container)` gives the authorized_keys inside a container (default: podman exec), `exists(path)` says
+    whether a checkout is still there (default: it has lab/lab.py)."""
+    exists = exists or is_checkout
+    owners = [container_owner(info, read or authorized_keys) for info in containers]
     mine = os.path.realpath(checkout)
     foreign = [o for o in owners if o.checkout and os.path.realpath(o.checkout) != mine]
     living = [o for o in foreign if exists(o.checkout)]

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A clone of the repository alone passes its tests: no file reaches a data folder beside the checkout, and
-the recorded outputs under tests/fixtures/reference are all listed (source, commit, licence) and unchanged."""
+the recordings under tests/fixtures are all listed (source, commit, licence) and unchanged."""
 from __future__ import annotations
 
 import hashlib
@@ -45,9 +45,11 @@ def _repo_files():
     return sorted(found)
 
 
-def _reference_files():
-    return sorted(os.path.relpath(os.path.join(top, f), REFERENCE).replace(os.sep, "/")
-                  for top, _dirs, files in os.walk(REFERENCE) for f in files)
+def _recordings():
+    """Every file under tests/fixtures but its README and SHA256SUMS, relative to tests/fixtures."""
+    found = (os.path.relpath(os.path.join(top, f), FIXTURES).replace(os.sep, "/")
+             for top, _dirs, files in os.walk(FIXTURES) for f in files)
+    return sorted(rel for rel in found if rel not in ("README.md", "SHA256SUMS"))
 
 
 def test_the_pattern_catches_every_way_it_was_written():
@@ -81,8 +83,8 @@ def test_no_file_reads_a_folder_beside_the_checkout():
 
 def test_every_recorded_file_is_listed_with_its_source():
     listed = set(re.findall(r"^\| `([^`]+)` \|", open(README, encoding="utf-8").read(), re.M))
-    present = set(_reference_files())
-    assert len(present) >= 57
+    present = set(_recordings())
+    assert len([rel for rel in present if rel.startswith("reference/")]) >= 57
     assert not present - listed, ("tests/fixtures/README.md has no row (source, commit, licence) for: %s"
                                   % ", ".join(sorted(present - listed)))
     assert not listed - present, "tests/fixtures/README.md lists files that are not there: %s" % sorted(listed - present)
@@ -95,14 +97,14 @@ def test_recorded_files_are_unchanged():
             digest, name = line.rstrip("\n").split("  ", 1)
             expected[name] = digest
     actual = {}
-    for rel in _reference_files():
-        with open(os.path.join(REFERENCE, rel), "rb") as handle:
-            actual["reference/" + rel] = hashlib.sha256(handle.read()).hexdigest()
+    for rel in _recordings():
+        with open(os.path.join(FIXTURES, rel), "rb") as handle:
+            actual[rel] = hashlib.sha256(handle.read()).hexdigest()
     changed = sorted(name for name in expected.keys() & actual.keys() if expected[name] != actual[name])
     assert not changed, "recordings are byte-identical copies and must not be edited: %s" % changed
     assert actual.keys() == expected.keys(), (
-        "tests/fixtures/SHA256SUMS and tests/fixtures/reference differ; for a new recording run "
-        "`cd tests/fixtures && sha256sum reference/<path> >> SHA256SUMS`: missing %s, stale %s"
+        "tests/fixtures/SHA256SUMS and the files under tests/fixtures differ; for a new recording run "
+        "`cd tests/fixtures && sha256sum <path> >> SHA256SUMS`: missing %s, stale %s"
         % (sorted(actual.keys() - expected.keys()), sorted(expected.keys() - actual.keys())))
 
 
