@@ -15,10 +15,22 @@ is rebuilt only when its recipe (mirror, suite, Containerfile) changes.
 
 `up` and `down` are idempotent. `up` writes the inventory (hosts.yml) of the lab; `down` removes the
 containers, the network and that file, and leaves no process behind.
+
+A lab belongs to the checkout that made it: each container is labelled with that checkout's path
+(gpufleet.checkout) and the fingerprint of the SSH key it lets in (gpufleet.key). Before anything else, `up`
+compares them with this checkout's (containers from an older lab.py: the authorized_keys file they mount):
+  - this checkout, this key: the containers are reused;
+  - this checkout, another key (.lab/ssh was re-created), or a checkout that is no longer on disk: the
+    lab's containers (and, for another checkout's lab, its Slurm state volume) are removed and made again;
+  - another checkout that still exists: `up` stops at once, naming that checkout and the commands that
+    take its lab down (`python3 <that checkout>/lab/lab.py down --name NAME`, or `podman rm -f ...`);
+    or choose another lab name here (--name, LAB_NAME).
 """
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import glob
 import hashlib
 import json
@@ -31,7 +43,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, NoReturn, Optional
+from typing import Callable, Dict, Iterable, List, NoReturn, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -258,6 +270,141 @@ def lab_containers(name: str) -> List[Dict]:
     return json.loads(out or "[]")
 
 
+# --------------------------------------------------------------------------------------------------
+# Whose lab it is: the checkout that made the containers and the SSH key they let in
+# --------------------------------------------------------------------------------------------------
+OWNER_LABEL = "gpufleet.checkout"
+KEY_LABEL = "gpufleet.key"
+INVENTORY_LABEL = "gpufleet.inventory"
+AUTHORIZED_KEYS = "/root/.ssh/authorized_keys"
+KEY_IN_CHECKOUT = os.path.join(".lab", "ssh", "id_ed25519.pub")
+
+
+def key_fingerprint(public_key: str) -> Optional[str]:
+    """`SHA256:<base64>` of an OpenSSH public key line, as `ssh-keygen -l` prints it; None if it is not one."""
+    fields = public_key.split()
+    if len(fields) < 2:
+        return None
+    try:
+        blob = base64.b64decode(fields[1], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+def authorized_keys(cname: str) -> Optional[str]:
+    """The authorized_keys a container lets in, read inside it (None when it is not running)."""
+    proc = podman("exec", cname, "cat", AUTHORIZED_KEYS, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+@dataclass
+class Owner:
+    """Who made a lab container: the checkout (absolute path) and the fingerprint of the key it lets in."""
+    container: str
+    checkout: Optional[str]
+    key: Optional[str]
+    inventory: Optional[str] = None
+
+
+def container_owner(info: Dict, read: Callable[[str], Optional[str]] = authorized_keys) -> Owner:
+    """The owner of one container, from its `podman inspect` record: the labels `up` sets; for a container made
+    before them, the checkout from the authorized_keys file it mounts (<checkout>/.lab/ssh/id_ed25519.pub) and
+    the key from what `read(container)` finds inside it (the file on the host may be a newer key by now)."""
+    name = str(info.get("Name", "")).lstrip("/")
+    labels = (info.get("Config") or {}).get("Labels") or {}
+    checkout, key = labels.get(OWNER_LABEL), labels.get(KEY_LABEL)
+    if not checkout:
+        for mount in info.get("Mounts") or []:
+            source = mount.get("Source") or ""
+            if mount.get("Destination") == AUTHORIZED_KEYS and source.endswith(os.sep + KEY_IN_CHECKOUT):
+                checkout = source[:-len(os.sep + KEY_IN_CHECKOUT)]
+    if not key:
+        text = read(name)
+        key = key_fingerprint(text) if text else None
+    return Owner(name, checkout or None, key or None, labels.get(INVENTORY_LABEL))
+
+
+@dataclass
+class Verdict:
+    """What `up` does with the running containers of a lab name: reuse them, re-create them, or refuse."""
+    action: str  # "reuse", "recreate" or "refuse"
+    reason: str
+    owner: Optional[Owner] = None
+    remove_state: bool = False  # the Slurm state volume belongs to another checkout's lab: remove it too
+
+
+def is_checkout(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "lab", "lab.py"))
+
+
+def lab_ownership(name: str, containers: List[Dict], checkout: str, key: str,
+                  read: Optional[Callable[[str], Optional[str]]] = None,
+                  exists: Optional[Callable[[str], bool]] = None) -> Verdict:
+    """Decide, from `podman inspect` of a lab's containers, whether this checkout (path `checkout`, SSH key
+    fingerprint `key`) may use them. Another checkout that still exists wins over everything (refuse); a
+    checkout gone from disk, a different key or an unknown owner means re-create; else reuse.
+    `read(container)` gives the authorized_keys inside a container (default: podman exec), `exists(path)` says
+    whether a checkout is still there (default: it has lab/lab.py)."""
+    exists = exists or is_checkout
+    owners = [container_owner(info, read or authorized_keys) for info in containers]
+    mine = os.path.realpath(checkout)
+    foreign = [o for o in owners if o.checkout and os.path.realpath(o.checkout) != mine]
+    living = [o for o in foreign if exists(o.checkout)]
+    if living:
+        other = living[0]
+        names = sorted(o.container for o in owners)
+        down = f"python3 {os.path.join(other.checkout, 'lab', 'lab.py')} down --name {name}"
+        if other.inventory and os.path.realpath(other.inventory) != os.path.join(os.path.realpath(other.checkout),
+                                                                                 "inventories", "lab"):
+            down += f" --inventory {other.inventory}"
+        return Verdict("refuse", (
+            f"lab '{name}' belongs to another checkout, {other.checkout}: its containers let in that checkout's "
+            f"SSH key ({other.key or 'unknown'}), not this one's ({key}). Either\n"
+            f"  take it down from that checkout:   {down}\n"
+            f"  or remove its containers:          podman rm -f {' '.join(names)}\n"
+            f"  or use another lab name here:      lab/lab.py up --name NAME (make demo: LAB_NAME=NAME)"), other)
+    if foreign:
+        gone = sorted({o.checkout for o in foreign})
+        return Verdict("recreate", f"lab '{name}' was made by {', '.join(gone)}, which no longer exists: "
+                                   "re-creating its containers for this checkout", foreign[0], remove_state=True)
+    unknown = [o.container for o in owners if not o.checkout]
+    if unknown:
+        return Verdict("recreate", f"{', '.join(sorted(unknown))}: no record of the checkout that made "
+                                   f"{'them' if len(unknown) > 1 else 'it'}: re-creating lab '{name}'")
+    stale = [o.container for o in owners if o.key != key]
+    if stale:
+        return Verdict("recreate", f"{', '.join(sorted(stale))} let in another SSH key than this checkout's "
+                                   f"{key} (.lab/ssh was made again?): re-creating lab '{name}'")
+    return Verdict("reuse", f"lab '{name}' belongs to this checkout" if owners else f"lab '{name}' has no containers")
+
+
+def public_key_fingerprint(key: str) -> str:
+    """The fingerprint of the lab key's public half (`key` is the private key's path)."""
+    with open(f"{key}.pub", encoding="utf-8") as fh:
+        fingerprint = key_fingerprint(fh.read())
+    if not fingerprint:
+        die(f"{key}.pub is not an OpenSSH public key: remove {os.path.dirname(key)} and run `up` again")
+    return fingerprint
+
+
+def check_ownership(name: str, fingerprint: str) -> None:
+    """Apply lab_ownership to the containers of the lab `name`: stop, or remove what must be made again."""
+    started = time.monotonic()
+    names = [c["Names"][0] for c in lab_containers(name)]
+    infos = json.loads(podman("inspect", *names).stdout or "[]") if names else []
+    verdict = lab_ownership(name, infos, ROOT, fingerprint)
+    if verdict.action == "refuse":
+        die(verdict.reason + f"\n(checked in {time.monotonic() - started:.1f} s)")
+    if verdict.action == "recreate":
+        log(verdict.reason)
+        for cname in names:
+            log(f"removing {cname}")
+            podman("rm", "-f", "-t", "2", cname)
+        if verdict.remove_state and podman("volume", "exists", f"{name}-slurmctld-state", check=False).returncode == 0:
+            podman("volume", "rm", "-f", f"{name}-slurmctld-state")
+
+
 def ensure_network(name: str) -> None:
     if podman("network", "exists", name, check=False).returncode == 0:
         return
@@ -387,8 +534,10 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
     if controllers not in (1, 2):
         die(f"--controllers {controllers}: Slurm runs one primary and at most one backup here (1 or 2)")
     started = time.monotonic()
-    image = build_images(distro)
     key = ssh_key()
+    fingerprint = public_key_fingerprint(key)
+    check_ownership(name, fingerprint)  # before anything else: whose lab runs under this name
+    image = build_images(distro)
     ensure_network(name)
     nodes = plan_nodes(name, computes, logins, controllers)
     wanted = {f"{name}-{n.hostname}": n for n in nodes}
@@ -412,6 +561,8 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
                "--network", name, "--ip", node.ip, "--systemd=always", "--no-hosts",
                "--label", f"gpufleet.lab={name}", "--label", f"gpufleet.groups={','.join(node.groups)}",
                "--label", f"gpufleet.spec={specs[cname]}",
+               "--label", f"{OWNER_LABEL}={os.path.realpath(ROOT)}", "--label", f"{KEY_LABEL}={fingerprint}",
+               "--label", f"{INVENTORY_LABEL}={os.path.abspath(inventory)}",
                "-v", f"{key}.pub:/root/.ssh/authorized_keys:ro", *node.run_args(name, controllers), image)
     wait_for_ssh(nodes, key, name)
     path = write_inventory(name, nodes, key, inventory, controllers)
@@ -452,6 +603,9 @@ def status(name: str) -> int:
         if state == "running":
             systemd = podman("exec", cname, "systemctl", "is-system-running", check=False).stdout.strip()
         print(f"{cname:28} {state:10} {systemd:12} {info.get('Labels', {}).get('gpufleet.groups', '')}")
+    infos = json.loads(podman("inspect", *[c["Names"][0] for c in containers]).stdout or "[]")
+    owners = sorted({o.checkout or "unknown (made before lab.py recorded it)" for o in map(container_owner, infos)})
+    log(f"lab '{name}' was made by the checkout {', '.join(owners)}")
     return 0
 
 

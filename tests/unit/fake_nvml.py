@@ -5,7 +5,7 @@
 """A fake pynvml at the API boundary: same function names, constants and NVMLError semantics.
 
 ``hgx_h100()`` is the 8x H100 SXM5 80GB node of the public capture
-/work/shared/reference/outputs/nvidia-smi/nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt
+tests/fixtures/reference/outputs/nvidia-smi/nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt
 (driver 535.183.01, CUDA 12.2): per GPU its bus id, UUID, FB memory (total 81559 MiB, reserved 551,
 used 0 or 9221 on GPU 2), power draw, power limit 700 W (default 700, min 200, max 700), current
 clocks (345 MHz idle SM, 1980 on the busy GPU 2, memory 2619), application and default application

@@ -10,9 +10,10 @@ import importlib.util
 import os
 import subprocess
 import sys
+from reference import outputs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-OUTPUTS = os.path.join(ROOT, "..", "shared", "reference", "outputs")
+OUTPUTS = outputs()
 
 
 def load_script(module_name, *path):

@@ -20,16 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from script_loader import ROOT, Recorder, load_script
+from reference import outputs
 
 SCRIPT = os.path.join(ROOT, "roles", "slurm", "files", "gpufleet-gpu-health")
-OUTPUTS = os.path.join(ROOT, "..", "shared", "reference", "outputs")
+OUTPUTS = outputs()
 H100 = os.path.join(OUTPUTS, "nvidia-smi", "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
 SHOW_NODE = os.path.join(OUTPUTS, "slurm", "scontrol-show-node.gpu-t4x6.aau-aicloud-docs.txt")
 SCONTROL = "/usr/bin/scontrol"
 HEAD = "gpufleet-gpu-health: gpu01: "
-
-if not os.path.isdir(OUTPUTS):
-    pytest.fail("reference outputs not beside the checkout: ../shared/reference must be beside the repository")
 
 
 gh = load_script("gpufleet_gpu_health", "roles", "slurm", "files", "gpufleet-gpu-health")

@@ -20,16 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from script_loader import ROOT, Recorder, load_script
+from reference import outputs
 
 SCRIPT = os.path.join(ROOT, "roles", "slurm", "files", "gpufleet-gpu-health")
-OUTPUTS = os.path.join(ROOT, "..", "shared", "reference", "outputs")
+OUTPUTS = outputs()
 DCGM = os.path.join(OUTPUTS, "dcgm")
 SCONTROL = "/usr/bin/scontrol"
 DCGMI = "/usr/bin/dcgmi"
 HEAD = "gpufleet-gpu-health: gpu01: "
-
-if not os.path.isdir(OUTPUTS):
-    pytest.fail("reference outputs not beside the checkout: ../shared/reference must be beside the repository")
 
 
 gh = load_script("gpufleet_gpu_health_dcgm", "roles", "slurm", "files", "gpufleet-gpu-health")

@@ -25,16 +25,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from script_loader import ROOT, load_script
+from reference import outputs
 
 SCRIPT = os.path.join(ROOT, "roles", "gpu_tuning", "files", "gpufleet-gpu-tuning")
-OUTPUTS = os.path.join(ROOT, "..", "shared", "reference", "outputs", "nvidia-smi")
+OUTPUTS = outputs("nvidia-smi")
 H100_Q = os.path.join(OUTPUTS, "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
 H100_CSV = os.path.join(OUTPUTS, "query-gpu-name-busid-vbios.8xH100.ml-engineering.csv")
 SMI = "/usr/bin/nvidia-smi"
 H100 = "NVIDIA H100 80GB HBM3"
-
-if not os.path.isdir(OUTPUTS):
-    pytest.fail("reference outputs not beside the checkout: ../shared/reference must be beside the repository")
 
 
 gt = load_script("gpufleet_gpu_tuning", "roles", "gpu_tuning", "files", "gpufleet-gpu-tuning")

@@ -16,17 +16,14 @@ from ansible_collections.gpufleet.cluster.plugins.filter import lustre_stripe_pl
 from ansible_collections.gpufleet.cluster.plugins.filter.lustre_pfl_layout import lustre_pfl_layout
 from ansible_collections.gpufleet.cluster.plugins.filter.lustre_stripe_count import lustre_stripe_count
 from ansible_collections.gpufleet.cluster.plugins.filter.lustre_stripe_plan import lustre_stripe_plan
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
+_LUSTRE = outputs("lustre")
 GIB = 1024 ** 3
 TEN_TIB_KIB = 10 * 1024 ** 3
 
 
 def _reference(name):
-    if not os.path.isdir(_LUSTRE):
-        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
-                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 

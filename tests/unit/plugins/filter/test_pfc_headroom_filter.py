@@ -15,9 +15,9 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpufleet.cluster.plugins.filter import pfc_headroom as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.pfc_headroom import pfc_headroom
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_SONIC = os.path.join(_REPO, "..", "shared", "reference", "outputs", "sonic")
+_SONIC = outputs("sonic")
 
 
 def test_filter_is_registered_and_documented():
@@ -66,8 +66,6 @@ def test_list_of_ports_with_sonic_lengths_and_overrides():
 
 def test_vendor_table_with_float_options_as_a_playbook_gives_them():
     path = os.path.join(_SONIC, "pg_profile_lookup.ACS-MSN2700.ini")
-    if not os.path.isdir(_SONIC):
-        pytest.fail("reference outputs not checked out beside the repository")
     ports, vendor = [], []
     with open(path) as handle:
         for line in handle:

@@ -12,9 +12,9 @@ import os
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_OUT = os.path.join(_REPO, "..", "shared", "reference", "outputs")
+_OUT = outputs()
 NAMES = ["perftest_parse", "nccl_tests_parse", "fio_parse", "dcgm_diag_parse", "nvidia_smi_parse",
          "validate_expect", "validate_report"]
 HARDWARE = {"gpufleet_fabric": {"kind": "infiniband", "rate_gbps": 200},
@@ -28,8 +28,6 @@ def _plugin(name):
 
 
 def _reference(*parts):
-    if not os.path.isdir(_OUT):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_OUT, *parts), encoding="utf-8") as handle:
         return handle.read()
 

@@ -21,15 +21,13 @@ if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
 from fixtures.sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
+from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
 
-_REPO = os.path.dirname(os.path.dirname(_UNIT))
-_NVIDIA_SMI = os.path.join(_REPO, "..", "shared", "reference", "outputs", "nvidia-smi")
+_NVIDIA_SMI = outputs("nvidia-smi")
 H100_CAPTURE = "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt"
 
 
 def _capture(name):
-    if not os.path.isdir(_NVIDIA_SMI):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_NVIDIA_SMI, name)) as handle:
         return handle.read()
 

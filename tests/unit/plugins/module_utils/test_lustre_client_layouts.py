@@ -19,9 +19,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout imp
     layout_text,
     read_layout,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
+_LUSTRE = outputs("lustre")
 GIB, MIB = 1024 ** 3, 1024 ** 2
 
 # inventories/h100-64/group_vars/all/plan.yml, with its 64 GPUs.
@@ -36,9 +36,6 @@ PLAN = [
 
 
 def _reference(name):
-    if not os.path.isdir(_LUSTRE):
-        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
-                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 
@@ -67,7 +64,7 @@ def test_same_numbers_as_the_plan_playbook():
 def test_the_module_sees_the_recorded_layouts_differ():
     # The lab's recordings (molecule/fabric/files/lustre) read by lustre_layout, against our desired layouts.
     # getstripe-yaml-plain is a FILE's layout (it has lmm_objects): it stands for scratch's plain default because
-    # it is the only recorded --yaml output (shared/reference has no YAML of a directory default); the header
+    # it is the only recorded --yaml output (tests/fixtures/reference has no YAML of a directory default); the header
     # keys are the ones a directory's plain default prints, and read_layout ignores the objects list.
     recorded = ["getstripe-d-dir-plain.lustre-manual.txt", "getstripe-dir-default-pfl.lustre-manual.txt",
                 "getstripe-yaml-plain.lustre-manual.txt"]

@@ -23,16 +23,13 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout imp
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout_parse import parse_getstripe
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import pfl_layout
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
+_LUSTRE = outputs("lustre")
 M = 1048576
 
 
 def _reference(name):
-    if not os.path.isdir(_LUSTRE):
-        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
-                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 
@@ -139,7 +136,7 @@ def test_composite_with_compression_fields():
 
 # ---------------------------------------------------------------- formats only described (docs/lfs-stripe.md)
 def test_modern_dir_outputs():
-    # SYNTHETIC (no recording of this format in shared/reference): lfs 2.12+ -d on a directory: no path line,
+    # SYNTHETIC (no recording of this format in tests/fixtures/reference): lfs 2.12+ -d on a directory: no path line,
     # pattern printed; the pool follows the offset
     plain = "stripe_count:  4 stripe_size:   4194304 pattern:       raid0 stripe_offset: -1 pool:          flash\n\n"
     assert read_layout(plain) == {"is_set": True, "mirror_count": 1, "components": [_c(0, -1, 4, 4 * M, "flash")]}

@@ -22,18 +22,15 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping i
     stripe_count_auto,
     stripe_plan,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
+_LUSTRE = outputs("lustre")
 
 TIB_KIB = 1024 ** 3  # 1 TiB in KiB
 GIB_KIB = 1048576
 
 
 def _reference(name):
-    if not os.path.isdir(_LUSTRE):
-        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
-                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 

@@ -33,15 +33,13 @@ _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from fixtures.sysfs.nccl_reader import NcclReaderError, nccl_read  # noqa: E402
+from reference import nccl_topology  # noqa: E402  pylint: disable=wrong-import-position
 
-REPO = os.path.dirname(os.path.dirname(_UNIT))
-REFERENCE = os.path.join(REPO, "..", "shared", "reference", "nccl-topology")
+REFERENCE = nccl_topology()
 REFERENCE_FILES = ("ndv4-topo.xml", "p4d-24xl-topo.xml")
 
 
 def _reference(name):
-    if not os.path.isdir(REFERENCE):
-        pytest.fail("reference folder %s is absent" % REFERENCE)
     with open(os.path.join(REFERENCE, name)) as handle:
         return handle.read()
 

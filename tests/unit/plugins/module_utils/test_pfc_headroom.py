@@ -22,9 +22,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom impo
     port_headroom,
     worst_cell_factor,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_SONIC = os.path.join(_REPO, "..", "shared", "reference", "outputs", "sonic")
+_SONIC = outputs("sonic")
 
 #: Parameters under which our model reproduces the SN2700 table (docs/pfc-headroom.md, "Vendor table"):
 #: SONiC's speed of light in cable 1.98e8 m/s = 500/99 ns/m, no preamble/IFG, the vendor's MAC/PHY 800 B and
@@ -33,8 +33,6 @@ VENDOR = dict(ns_per_m=Fraction(500, 99), phy_delay_ns=0, peer_response_bits=362
 
 
 def _reference(name):
-    if not os.path.isdir(_SONIC):
-        pytest.fail("reference outputs not checked out beside the repository")
     return os.path.join(_SONIC, name)
 
 

@@ -16,18 +16,16 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_parse import
     parse_gid, parse_guid, parse_ibdev2netdev, parse_ibstat, parse_ibstatus, parse_ibv_devinfo, parse_int,
     parse_rate, parse_rdma_link, summarise,
 )
+from reference import outputs
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_REPO = os.path.dirname(os.path.dirname(_UNIT))
-_IB = os.path.join(_REPO, "..", "shared", "reference", "outputs", "infiniband")
+_IB = outputs("infiniband")
 _FIXTURES = os.path.join(_UNIT, "fixtures", "rdma")
 
 IB_NDR = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
 
 
 def _reference(name):
-    if not os.path.isdir(_IB):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_IB, name)) as handle:
         return handle.read()
 

@@ -17,9 +17,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import
     RdmaStackError, installed_stacks, ipoib_plan, key_kind, memlock_check, port_check, stack_conflicts, stack_plan,
     vendor_repository_uri,
 )
+from reference import outputs
 
-_REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-_IB = os.path.join(_REPO, "..", "shared", "reference", "outputs", "infiniband")
+_IB = outputs("infiniband")
 INBOX = ["rdma-core", "ibverbs-providers", "ibverbs-utils", "infiniband-diags", "perftest", "rdmacm-utils"]
 KEY = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBF...\n-----END PGP PUBLIC KEY BLOCK-----\n"
 
@@ -251,8 +251,6 @@ def test_ipoib_child_name_and_key_agree(pkey, mode, host):
 
 def _h100_ports():
     path = os.path.join(_IB, "ibstat.h100-cx7-ib-ndr-some-down.gpud.txt")
-    if not os.path.isdir(_IB):
-        pytest.fail("shared reference data not present")
     with open(path, encoding="utf-8") as handle:
         devices = merge([parse_ibstat(handle.read())])
     return [dict(p, device=d["name"]) for d in devices for p in d["ports"]]

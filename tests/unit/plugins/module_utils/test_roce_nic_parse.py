@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""roce_nic_parse against the recorded mlnx_qos and dcb outputs (shared/reference/outputs/roce)."""
+"""roce_nic_parse against the recorded mlnx_qos and dcb outputs (tests/fixtures/reference/outputs/roce)."""
 from __future__ import annotations
 
 import os
@@ -17,14 +17,12 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_nic import (
 from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_nic_parse import (
     DSCP_NAMES, dcb_state, dscp_value, parse_dcb_app_dscp, parse_dcb_ets, parse_dcb_pfc, parse_mlnx_qos,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_ROCE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "roce")
+_ROCE = outputs("roce")
 
 
 def _recorded(name):
-    if not os.path.isdir(_ROCE):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_ROCE, name)) as handle:
         return handle.read()
 

@@ -27,14 +27,12 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_render impor
 
 from roce_readback import assert_lossless, read_sonic  # noqa: I100
 from roce_sonic_schema import SONIC_SCHEMA  # noqa: I100
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_SONIC = os.path.join(_REPO, "..", "shared", "reference", "outputs", "sonic")
+_SONIC = outputs("sonic")
 
 
 def _reference(name):
-    if not os.path.isdir(_SONIC):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_SONIC, name)) as handle:
         return handle.read()
 

@@ -26,14 +26,12 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import
     render_conf_lines,
     slurm_release,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_OUTPUTS = os.path.join(_REPO, "..", "shared", "reference", "outputs")
+_OUTPUTS = outputs()
 
 
 def _reference(*parts):
-    if not os.path.isdir(_OUTPUTS):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_OUTPUTS, *parts)) as handle:
         return handle.read()
 

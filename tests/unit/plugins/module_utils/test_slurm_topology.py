@@ -18,14 +18,12 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_topology im
     parse_topology_conf,
     topology_conf_lines,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_SLURM = os.path.join(_REPO, "..", "shared", "reference", "outputs", "slurm")
+_SLURM = outputs("slurm")
 
 
 def _reference_files():
-    if not os.path.isdir(_SLURM):
-        pytest.fail("reference outputs not checked out beside the repository")
     files = sorted(glob.glob(os.path.join(_SLURM, "topology.conf.*.conf")))
     assert len(files) == 2  # tree-3level and linkspeed (README: doc/html/topology.shtml examples)
     return files

@@ -16,9 +16,10 @@ import pytest
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_dcgm import (
     DcgmDiagParseError, dcgm_verdict, judge_dcgm, parse_dcgm_diag,
 )
+from reference import outputs
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_DCGM = os.path.join(_REPO, "..", "shared", "reference", "outputs", "dcgm")
+_DCGM = outputs("dcgm")
 _SCRIPT = os.path.join(_REPO, "roles", "slurm", "files", "gpufleet-gpu-health")
 DIAGS = ["dcgmi-diag-r1-deployment-fail.deepops.txt",
          "dcgmi-diag-r2-fragment-memory-fail-thermal-warning.ml-engineering.txt",
@@ -27,8 +28,6 @@ DIAGS = ["dcgmi-diag-r1-deployment-fail.deepops.txt",
 
 
 def _reference(name):
-    if not os.path.isdir(_DCGM):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_DCGM, name), encoding="utf-8") as handle:
         return handle.read()
 

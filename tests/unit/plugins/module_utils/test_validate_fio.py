@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """validate_fio: fio --output-format=json.
 
-No fio JSON is recorded under /work/shared/reference. The fixture keeps the structure fio documents (HOWTO,
+No fio JSON is recorded under tests/fixtures/reference. The fixture keeps the structure fio documents (HOWTO,
 "JSON output": jobs[].read/write/trim with io_bytes, bw_bytes, bw (KiB/s), iops, runtime (ms)) and the read
 numbers of a published fio-3.6 JSON sample (io_bytes 270278656, bw_bytes 12708230, bw 12410,
 iops 3102.595449, runtime 21268 - consistent: 270278656 / 21.268 s = 12708230.96 B/s).

@@ -12,14 +12,12 @@ import pytest
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_nccl import (
     NcclTestsParseError, correct, parse_nccl_tests,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_NCCL = os.path.join(_REPO, "..", "shared", "reference", "outputs", "nccl-tests")
+_NCCL = outputs("nccl-tests")
 
 
 def _reference(name):
-    if not os.path.isdir(_NCCL):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_NCCL, name), encoding="utf-8") as handle:
         return handle.read()
 

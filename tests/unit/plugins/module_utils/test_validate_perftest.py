@@ -15,13 +15,13 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_perftest
     PerftestParseError, measured, parse_perftest, to_gbps,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_PERFTEST = os.path.join(_REPO, "..", "shared", "reference", "outputs", "perftest")
+_PERFTEST = outputs("perftest")
 
 # Latency format from linux-rdma/perftest src/perftest_parameters.h: RESULT_FMT_LAT (the header) and
 # REPORT_FMT_LAT (one row, printf). No recorded ib_write_lat/ib_send_lat output with a usable licence exists
-# in /work/shared/reference (its README says so), so the row below is rendered from that format string with
+# in tests/fixtures/reference (its README says so), so the row below is rendered from that format string with
 # chosen values; it is a format test, not a recording.
 RESULT_FMT_LAT = (" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
                   "   99% percentile[usec]   99.9% percentile[usec] ")
@@ -40,8 +40,6 @@ def _latency_text(rows):
 
 
 def _reference(name):
-    if not os.path.isdir(_PERFTEST):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_PERFTEST, name), encoding="utf-8") as handle:
         return handle.read()
 

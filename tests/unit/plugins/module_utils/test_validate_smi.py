@@ -13,17 +13,15 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_gpu impo
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_smi import (
     NvidiaSmiParseError, parse_nvidia_smi_q, parse_query_gpu_csv,
 )
+from reference import outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-_SMI = os.path.join(_REPO, "..", "shared", "reference", "outputs", "nvidia-smi")
+_SMI = outputs("nvidia-smi")
 H100_Q = "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt"
 EXPECT = {"applicable": True, "power_limit_w": 700.0, "application_clocks_mhz": {"memory": 2619, "graphics": 1980},
           "derivation": "power limit 700 W, application clocks memory 2619 / graphics 1980 MHz"}
 
 
 def _reference(name):
-    if not os.path.isdir(_SMI):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_SMI, name), encoding="utf-8") as handle:
         return handle.read()
 

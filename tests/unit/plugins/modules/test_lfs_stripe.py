@@ -18,13 +18,13 @@ _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from module_results import assert_options_match_spec  # noqa: E402  pylint: disable=wrong-import-position
+from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
 
-_REPO = os.path.dirname(os.path.dirname(_UNIT))
-_LUSTRE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "lustre")
+_LUSTRE = outputs("lustre")
 LFS = "/opt/lustre/bin/lfs"
 PLAIN_1M = "getstripe-d-dir-plain.lustre-manual.txt"  # 2.10: "stripe_count:  1 stripe_size:   1048576 ..."
 PFL_DIR = "getstripe-dir-default-pfl.lustre-manual.txt"  # 256M: 1 x 1M, 16G: 4 x 1M, EOF: all x 4M
-# SYNTHETIC outputs below (UNSET, PFL_YAML, the read-backs after setstripe and --raw lines in the tests): shared/reference has no
+# SYNTHETIC outputs below (UNSET, PFL_YAML, the read-backs after setstripe and --raw lines in the tests): tests/fixtures/reference has no
 # recording of these formats (its README, "What is not here": no composite layout printed with --yaml, no real
 # 'lfs getstripe -d' of a modern directory default). They are written from liblustreapi's printf formats
 # (lov_dump_user_lmm_header / lov_dump_comp_v1_entry), as lfs 2.12+ prints them; the recorded outputs
@@ -78,9 +78,6 @@ FILTER_COMPONENTS = pfl_layout({"p50_bytes": 10485760, "p90_bytes": 524288000, "
 
 
 def _reference(name):
-    if not os.path.isdir(_LUSTRE):
-        pytest.fail("the recorded outputs are missing: %s is not a directory. Check out shared/ (the "
-                    "reference recordings) beside the repository, as CI does" % os.path.normpath(_LUSTRE))
     with open(os.path.join(_LUSTRE, name)) as handle:
         return handle.read()
 

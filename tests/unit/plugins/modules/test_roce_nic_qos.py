@@ -21,15 +21,13 @@ for _path in (_UNIT, os.path.join(_UNIT, "plugins", "module_utils")):
         sys.path.insert(0, _path)
 from module_results import assert_options_match_spec  # noqa: E402  pylint: disable=wrong-import-position
 from test_roce_nic_tree import GIDS, ROCE_V2_IPV4_INDEX, connectx7, read  # noqa: E402  pylint: disable=wrong-import-position
+from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
 
-_REPO = os.path.dirname(os.path.dirname(_UNIT))
-_ROCE = os.path.join(_REPO, "..", "shared", "reference", "outputs", "roce")
+_ROCE = outputs("roce")
 NEIGHBOURS_OF_26 = [24, 25, 27, 28, 29, 30, 31]
 
 
 def _recorded(name):
-    if not os.path.isdir(_ROCE):
-        pytest.fail("reference outputs not checked out beside the repository")
     with open(os.path.join(_ROCE, name)) as handle:
         return handle.read()
 
