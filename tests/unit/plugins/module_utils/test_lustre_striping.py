@@ -95,7 +95,7 @@ def test_max_free_clips_available_space():
     ((50 * GIB_KIB, [0, 0, 0]), {},
      r"no OST is eligible: none of the 3 OST\(s\) has min_free_kib=262144 KiB available \(the most any active OST "
      r"has is 0 KiB; 0 inactive\)"),
-    ((50 * GIB_KIB, [1000, 262143]), {}, r"none of the 2 OST\(s\) .* the most any active OST has is 262143 KiB"),
+    ((50 * GIB_KIB, [1000, 262143]), {}, r"none of the 2 OST\(s\) .*the most any active OST has is 262143 KiB"),
     ((0, [None, None]), {}, r"the most any active OST has is none KiB; 2 inactive"),
     ((GIB_KIB, [10 * TIB_KIB]), {"min_free_kib": 20 * TIB_KIB}, r"has min_free_kib=21474836480 KiB available"),
 ])
