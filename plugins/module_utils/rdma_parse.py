@@ -142,7 +142,7 @@ def _number(value: float) -> Number:
 
 def parse_rate(text: str) -> Tuple[Number, Optional[str]]:
     """'400 Gb/sec (4X NDR)' -> (400, '4X NDR'); ibstat's '400' -> (400, None); '2.5 Gb/sec (1X SDR)' -> 2.5."""
-    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*(?:Gb/sec|Gb/s|Gbps)?\s*(?:\((.*)\))?\s*$", text)
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:Gb/sec|Gb/s|Gbps)?\s*(?:\((.*)\))?\s*", text)
     if not match:
         raise RdmaParseError("rate %r is not '<Gb/s> [Gb/sec (<width>X <speed>)]'; expected e.g. '400 Gb/sec (4X NDR)'"
                              % (text,))
@@ -327,7 +327,7 @@ def parse_ibv_devinfo(text: str) -> Reading:
     return reading
 
 
-_RDMA_LINK = re.compile(r"^(?:link|\d+/\d+:)\s+([^\s/]+)/(\d+):?(?:\s+(.*))?$")
+_RDMA_LINK = re.compile(r"(?:link|\d+/\d+:)\s+([^\s/]+)/(\d+):?(?:\s+(.*))?")  # fullmatch
 _RDMA_KEYS = {"state": ("state", norm_state), "physical_state": ("phys_state", norm_phys_state),
               "lid": ("base_lid", parse_int), "sm_lid": ("sm_lid", parse_int), "lmc": ("lmc", parse_int),
               "netdev": ("netdev", str)}
@@ -351,7 +351,7 @@ def parse_rdma_link(text: str) -> Reading:
     seen = {}  # type: Dict[str, str]
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        match = _RDMA_LINK.match(line)
+        match = _RDMA_LINK.fullmatch(line)
         if not line or line.startswith("caps:"):
             continue
         if match:
