@@ -270,7 +270,7 @@ def ipoib_plan(interfaces: Any, prefix: str = "60-gpufleet-rdma") -> Dict[str, A
             raise RdmaStackError("%s.name %r must be an interface name such as ib0 (a letter, then up to 14 letters, "
                                  "digits, '_' or '-')." % (where, name))
         mode = item.get("mode", "datagram")
-        if mode not in IPOIB_MTU:
+        if not isinstance(mode, str) or mode not in IPOIB_MTU:
             raise RdmaStackError("%s.mode %r must be datagram or connected." % (where, mode))
         low, high, default = IPOIB_MTU[mode]
         mtu = item.get("mtu", default)
@@ -342,6 +342,9 @@ def port_check(ports: Sequence[Mapping[str, Any]], expected: Any, expect_devices
         if isinstance(number, bool) or not isinstance(number, int):
             raise RdmaStackError("rdma_info ports[%d].port must be a whole number, got %s %r."
                                  % (index, type(number).__name__, number))
+        if p.get("device") is not None and not isinstance(p["device"], str):
+            raise RdmaStackError("rdma_info ports[%d].device must be a device name such as mlx5_0, got %s %r."
+                                 % (index, type(p["device"]).__name__, p["device"]))
         found[(p.get("device"), number)] = p
     mismatches: List[str] = []
     seen = set()
