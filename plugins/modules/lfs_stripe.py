@@ -35,6 +35,7 @@ options:
   path:
     description:
       - The directory whose default layout is managed. It must exist, be a directory and be on Lustre.
+      - An absolute path without control characters (a relative path could be read by C(lfs) as an option).
       - In check mode a missing O(path) is not an error (see the description).
     type: path
     required: true
