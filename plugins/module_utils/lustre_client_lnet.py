@@ -65,12 +65,13 @@ MODPROBE_VALUE_RE = re.compile(r"[A-Za-z0-9_.,:@/+-]{1,255}")
 MODPROBE_KEY_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
-def canonical_net(name: str) -> str:
+def canonical_net(name: str, where: str = "LNet network") -> str:
     """``o2ib`` -> ``o2ib0``, ``tcp1`` -> ``tcp1``: LNet's own spelling of a network with its number."""
     match = NET_RE.fullmatch(name) if isinstance(name, str) else None
     if not match:
         raise LustreClientError(
-            "LNet network %r is not o2ib<N> or tcp<N>; use o2ib0 (InfiniBand or RoCE) or tcp0 (Ethernet fallback)" % (name,))
+            "%s: %r is not allowed; expected an LNet network o2ib<N> or tcp<N> (N up to 4 digits): o2ib0 for "
+            "InfiniBand or RoCE, tcp0 for the Ethernet fallback" % (where, name))
     return "%s%d" % (match.group(1), int(match.group(2) or "0"))
 
 
@@ -97,7 +98,7 @@ def check_networks(networks: Any, where: str = "lustre_client_lnet_networks") ->
         unknown = sorted(set(entry) - {"net", "interfaces"})
         if unknown:
             raise LustreClientError("%s has unknown keys %s; a network has only net and interfaces" % (here, unknown))
-        net = canonical_net(need_str(entry.get("net"), here + ".net"))
+        net = canonical_net(need_str(entry.get("net"), here + ".net"), here + ".net")
         if net in seen_nets:
             raise LustreClientError("%s: network %s is already %s (o2ib and o2ib0 are the same); list each network once "
                                     "with all its interfaces" % (here, net, seen_nets[net]))

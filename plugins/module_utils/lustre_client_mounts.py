@@ -132,7 +132,7 @@ def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "
     another mode is refused), ``retry`` (0-99, default 5) and ``timeout_s`` (TimeoutSec= of the unit, default 300). With
     ``nets`` given, every NID must be on one of those LNet networks (no routes are configured by this role).
     """
-    known = [canonical_net(n) for n in nets] if nets is not None else None
+    known = [canonical_net(n, "nets[%d]" % i) for i, n in enumerate(nets)] if nets is not None else None
     result: List[Dict[str, Any]] = []
     paths: Dict[str, str] = {}
     for index, item in enumerate(need_list(mounts, where)):

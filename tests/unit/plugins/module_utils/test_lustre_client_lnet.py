@@ -27,7 +27,7 @@ HDR = {"peer_credits": 32, "peer_credits_hiw": 16, "concurrent_sends": 64, "cred
 
 def test_canonical_net_adds_the_number():
     assert [canonical_net(n) for n in ("o2ib", "o2ib0", "o2ib1", "tcp", "tcp12")] == ["o2ib0", "o2ib0", "o2ib1", "tcp0", "tcp12"]
-    with pytest.raises(LustreClientError, match="'gni0' is not o2ib<N> or tcp<N>"):
+    with pytest.raises(LustreClientError, match="'gni0' is not allowed; expected an LNet network o2ib<N> or tcp<N>"):
         canonical_net("gni0")
 
 
