@@ -29,7 +29,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_che
     need_kind,
     need_list,
     need_mapping,
-    need_str,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (

@@ -251,3 +251,30 @@ DOCA = {"stack": "doca", "os_label": "ubuntu24.04", "architecture": "x86_64", "d
 ])
 def test_rdma_plan_trailing_newlines_refused(key, value, part):
     _refused(lambda: rdma_stack_plan(dict(DOCA, **{key: value})), "gpufleet.cluster.rdma_stack_plan", part)
+
+
+# ---------------------------------------------------------------- modules
+def test_lfs_stripe_path_must_be_absolute_without_control_characters():
+    from ansible_collections.gpufleet.cluster.plugins.modules.lfs_stripe import ModuleFailure, _checked_path
+    assert _checked_path("/lustre/my ckpt") == "/lustre/my ckpt"   # argv, no shell: a blank is safe here
+    for path in ("-c", "ckpt", "/lustre/ckpt\n"):
+        with pytest.raises(ModuleFailure, match=r"path: %s is not allowed; expected the directory's absolute path"
+                           % repr(path).replace("\\", "\\\\")):
+            _checked_path(path)
+
+
+@pytest.mark.parametrize("change, part", [
+    ({"devices": [{"rdma_device": "../../etc"}]}, "devices[0].rdma_device: '../../etc' is not allowed; expected a word"),
+    ({"devices": [{"netdev": "eth2\n"}]}, "devices[0].netdev: 'eth2\\n' is not allowed; expected a Linux interface"),
+    ({"devices": [{"rdma_device": "mlx5_0", "port": 0}]}, "devices[0].port=0 is below the minimum of 1"),
+    ({"mlnx_qos_command": "mlnx_qos; reboot"}, "mlnx_qos_command: 'mlnx_qos; reboot' is not allowed"),
+    ({"sysfs_root": "sys"}, "sysfs_root: 'sys' is not allowed; expected an absolute path"),
+])
+def test_roce_nic_qos_refuses_names(change, part):
+    from ansible_collections.gpufleet.cluster.plugins.modules.roce_nic_qos import ModuleFailure, check_params
+    params = dict({"devices": [{"rdma_device": "mlx5_0", "port": 1, "netdev": "eth2"}],
+                   "mlnx_qos_command": "/usr/bin/mlnx_qos", "dcb_command": "dcb", "sysfs_root": "/sys",
+                   "configfs_root": "/sys/kernel/config"}, **change)
+    with pytest.raises(ModuleFailure) as info:
+        check_params(params)
+    assert part in str(info.value)
