@@ -22,6 +22,8 @@ options:
     description:
       - Expected file sizes, either a dict with C(p50_bytes), C(p90_bytes) and C(max_bytes), or a list of
         file sizes in bytes (percentiles by nearest rank).
+      - Sizes are at most 2**63 - 1 bytes (Linux file offsets are signed 64-bit); a component end beyond 2**63
+        (C(8388608T)) is refused, since no file reaches it and C(lfs) refuses C(16777216T) (2**64) outright.
     type: raw
     required: true
   ost_count:
@@ -41,7 +43,11 @@ options:
     type: int
     default: 67108864
   path:
-    description: Directory to put in the returned command; C(<dir>) when not given.
+    description:
+      - Directory to put in the returned command; C(<dir>) when not given.
+      - An absolute path of letters, digits, C(_), C(.), C(+) and C(-) (no blank, no C(.) or C(..) part, no trailing
+        C(/)), or such a path relative to the current directory that does not start with C(-) (C(lfs) would read
+        it as an option). Shell-quoted in the command.
     type: str
 """
 

@@ -16,7 +16,8 @@ description:
     O(cap); a file under 1 GiB that fits in one object gets 1 stripe; when the file is larger than
     count x cap the count becomes C((size_kib + cap_kib - 1024) // cap_kib); the count is clamped to the
     eligible OSTs.
-  - Returns C(-1) (all OSTs, what C(calc_stripe) prints) when no OST is eligible.
+  - Fails when no OST is eligible (C(calc_stripe) would print C(-1), all OSTs, and write onto full ones), naming
+    O(min_free_kib), the most any active OST has available and the inactive OSTs.
   - The size is converted to KiB by integer division, as lfs_migrate does (C(stat %s / 1024)); set
     O(round_up) to round partial KiB up instead.
 positional: _input
@@ -69,7 +70,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: The stripe count, 1 to the number of eligible OSTs, or -1 when no OST is eligible.
+  description: The stripe count, 1 to the number of eligible OSTs.
   type: int
 """
 

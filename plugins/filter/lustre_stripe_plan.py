@@ -23,7 +23,7 @@ options:
     type: int
     required: true
   ost_bw_gbs:
-    description: Bandwidth of one OST in GB/s.
+    description: Bandwidth of one OST in GB/s, above 0 and at most 100000.
     type: float
     required: true
   clients:
@@ -31,7 +31,7 @@ options:
     type: int
     required: true
   client_bw_gbs:
-    description: Bandwidth one client can drive in GB/s.
+    description: Bandwidth one client can drive in GB/s, above 0 and at most 100000.
     type: float
     required: true
   pattern:

@@ -46,6 +46,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import plain_name
 from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, ipoib_plan
 
 _FQCN = "gpufleet.cluster.rdma_stack_ipoib"
@@ -55,9 +56,8 @@ def rdma_stack_ipoib(interfaces, prefix="60-gpufleet-rdma"):
     """IPoIB interfaces checked and rendered as networkd files."""
     if not isinstance(interfaces, (list, tuple)):
         raise AnsibleFilterError("%s: input must be a list of interfaces, got %s" % (_FQCN, type(interfaces).__name__))
-    if not isinstance(prefix, str) or not prefix or "/" in prefix:
-        raise AnsibleFilterError("%s: prefix must be a file name prefix without '/', got %r" % (_FQCN, prefix))
     try:
+        plain_name("prefix", prefix, RdmaStackError)
         return ipoib_plan(list(interfaces), prefix)
     except RdmaStackError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc

@@ -63,7 +63,7 @@ def rdma_stack_port_check(ports, expected, expect_devices=True):
         raise AnsibleFilterError("%s: expect_devices must be a boolean, got %r" % (_FQCN, expect_devices))
     try:
         return port_check([dict(p) for p in ports], expected, expect_devices)
-    except (RdmaStackError, TypeError, ValueError) as exc:
+    except RdmaStackError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
 
 

@@ -54,6 +54,7 @@ options:
         that C(gpufleet.cluster.pfc_headroom) returns (its C(xoff_bytes), C(xon_bytes) and
         C(headroom_bytes) become xoff, xon and size). Required for C(sonic)
         (BUFFER_PROFILE/BUFFER_PG); checked but not rendered for C(nvue) and C(eos).
+      - A size below xoff + xon is refused (the PG's buffer must hold both).
     type: raw
 """
 

@@ -2,10 +2,13 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Input checks shared by the lustre_client_* module_utils: one exception, four type checks."""
+"""Input checks shared by the lustre_client_* module_utils: one exception, the type checks, and the
+collection's input rules (``input_rules``) raised as LustreClientError."""
 from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 
 
 class LustreClientError(ValueError):
@@ -39,3 +42,8 @@ def need_int(value: Any, where: str, minimum: Optional[int] = None, maximum: Opt
     if maximum is not None and value > maximum:
         raise LustreClientError("%s is %d, above the maximum of %d; use a value <= %d" % (where, value, maximum, maximum))
     return value
+
+
+def need_kind(kind: str, value: Any, where: str) -> str:
+    """``value`` checked as an input-rules ``kind`` (nid, ifname, mount_path, lustre_path, word, ...)."""
+    return input_rules.check(kind, where, value, LustreClientError)

@@ -26,10 +26,11 @@ from typing import Any, Dict, List, Optional, Sequence
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import (
     LustreClientError,
     need_int,
+    need_kind,
     need_list,
     need_mapping,
-    need_str,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
     DEFAULT_STRIPE_SIZE,
     MAX_STRIPE_COUNT,
@@ -44,9 +45,18 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping i
 APPLY = ("stripe_plan", "pfl", "plain")
 DIRECTORY_KEYS = {"name", "path", "description", "apply", "pattern", "clients", "client_bw_gbs", "files", "sizes",
                   "stripe_size", "stripe_count", "pool", "mode", "owner", "group"}
-NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+(/[A-Za-z0-9_.+-]+)*$")
-POOL_RE = re.compile(r"^[A-Za-z0-9_-]{1,15}$")     # LOV_MAXPOOLNAME 15
-MODE_RE = re.compile(r"^0?[0-7]{3,4}$")
+POOL_RE = re.compile(r"[A-Za-z0-9_-]{1,15}")     # LOV_MAXPOOLNAME 15; applied with fullmatch
+MODE_RE = re.compile(r"0?[0-7]{3,4}")
+#: A user or group for ansible.builtin.file: a name (useradd's NAME_REGEX, widened to upper case and '.') or a number.
+OWNER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}|[0-9]{1,10}")
+OWNER_ALLOWED = "a user/group name (a letter or '_', then up to 31 letters, digits, '_', '.' or '-') or a numeric id"
+
+
+def _owner(value: Any, where: str) -> str:
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else value
+    if not isinstance(text, str) or OWNER_RE.fullmatch(text) is None:
+        raise LustreClientError("%s: %r is not allowed; expected %s" % (where, value, OWNER_ALLOWED))
+    return text
 
 
 def _under(path: str, mounts: Sequence[str]) -> Optional[str]:
@@ -66,7 +76,8 @@ def directory_layouts(directories: Any, mountpoint: str, ost_count: Any, ost_bw_
     ``{components, pool}`` for pfl (the components pfl_layout returns). ``mount_paths`` defaults to
     ``[mountpoint]``; every directory must lie strictly below one of them.
     """
-    mounts = [posixpath.normpath(m) for m in (mount_paths if mount_paths else [mountpoint])]
+    mountpoint = need_kind("mount_path", mountpoint, "mount point")
+    mounts = [need_kind("mount_path", m, "mount_paths[%d]" % i) for i, m in enumerate(mount_paths or [mountpoint])]
     result: List[Dict[str, Any]] = []
     seen: Dict[str, str] = {}
     for index, item in enumerate(need_list(directories, where)):
@@ -78,12 +89,10 @@ def directory_layouts(directories: Any, mountpoint: str, ost_count: Any, ost_bw_
         if ("name" in d) == ("path" in d):
             raise LustreClientError("%s needs exactly one of name (under %s) or path (absolute, under a mount)" % (here, mountpoint))
         if "name" in d:
-            name = need_str(d["name"], here + ".name")
-            if not NAME_RE.match(name) or any(p in (".", "..") for p in name.split("/")):
-                raise LustreClientError("%s.name %r must be a relative path below the mount point (no .., no blanks)" % (here, name))
-            path = posixpath.join(need_str(mountpoint, "mount point"), name)
+            name = need_kind("lustre_path", d["name"], here + ".name")
+            path = posixpath.join(mountpoint, name)
         else:
-            path = need_str(d["path"], here + ".path")
+            path = need_kind("mount_path", d["path"], here + ".path")
             if path != posixpath.normpath(path) or not path.startswith("/"):
                 raise LustreClientError("%s.path %r must be absolute and normalised" % (here, path))
         mount = _under(path, mounts)
@@ -99,8 +108,9 @@ def directory_layouts(directories: Any, mountpoint: str, ost_count: Any, ost_bw_
         osts = need_int(ost_count, "OST count (lustre_client_ost_count)", 1)
         size = d.get("stripe_size", DEFAULT_STRIPE_SIZE)
         pool = d.get("pool")
-        if pool is not None and not (isinstance(pool, str) and POOL_RE.match(pool)):
-            raise LustreClientError("%s.pool %r is not an OST pool name (1-15 of A-Z a-z 0-9 _ -)" % (here, pool))
+        if pool is not None and not (isinstance(pool, str) and POOL_RE.fullmatch(pool)):
+            raise LustreClientError("%s.pool: %r is not allowed; expected an OST pool name (1-15 of A-Z a-z 0-9 _ -)"
+                                    % (here, pool))
         size = need_int(size, here + ".stripe_size", STRIPE_ALIGN, MAX_STRIPE_SIZE)
         if size % STRIPE_ALIGN:
             raise LustreClientError("%s.stripe_size %d is not a multiple of 64 KiB (65536); Lustre refuses it. Use %d"
@@ -137,14 +147,19 @@ def directory_layouts(directories: Any, mountpoint: str, ost_count: Any, ost_bw_
         if pool is not None:
             layout["pool"] = pool
             args = list(args) + ["-p", pool]
-        mode = str(d.get("mode", "0755"))
-        if not MODE_RE.match(mode):
-            raise LustreClientError("%s.mode %r is not an octal mode like 0755 or 1777" % (here, mode))
+        given = d.get("mode", "0755")
+        mode = str(given) if isinstance(given, int) and not isinstance(given, bool) else given
+        if not isinstance(mode, str) or not MODE_RE.fullmatch(mode):
+            raise LustreClientError("%s.mode: %r is not allowed; expected an octal mode as a quoted string, like '0755' "
+                                    "or '1777' (unquoted YAML 0755 is read as the number 493)" % (here, given))
+        description = input_rules.free_text(here + ".description", d.get("description", ""), LustreClientError,
+                                            allow_empty=True)
         result.append({
-            "path": path, "mount": mount, "apply": apply, "description": d.get("description", ""),
+            "path": path, "mount": mount, "apply": apply, "description": description,
             "layout": layout, "lfs_setstripe_args": list(args), "reasoning": list(reasoning),
             "command": "lfs setstripe %s %s" % (" ".join(args), shlex.quote(path)),
             "mode": mode if len(mode) == 4 else "0" + mode,
-            "owner": str(d.get("owner", "root")), "group": str(d.get("group", "root")),
+            "owner": _owner(d.get("owner", "root"), here + ".owner"),
+            "group": _owner(d.get("group", "root"), here + ".group"),
         })
     return result

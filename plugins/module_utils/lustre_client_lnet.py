@@ -26,15 +26,16 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import (
     LustreClientError,
     need_int,
+    need_kind,
     need_list,
     need_mapping,
     need_str,
 )
 
-#: ``o2ib``/``tcp`` then an optional number; ``o2ib`` and ``o2ib0`` are the same network.
-NET_RE = re.compile(r"^(o2ib|tcp)([0-9]{0,4})$")
-#: Linux interface names: at most 15 bytes (IFNAMSIZ 16), no slash, no blank.
-IFNAME_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
+#: ``o2ib``/``tcp`` then an optional number; ``o2ib`` and ``o2ib0`` are the same network (applied with fullmatch).
+NET_RE = re.compile(r"(o2ib|tcp)([0-9]{0,4})")
+#: A module parameter is a C int: larger values are refused rather than wrapped by the kernel.
+INT_MAX = 2 ** 31 - 1
 #: ibm_credits is a __u8: IBLND_CREDITS_MAX = 255 (o2iblnd.h).
 IBLND_CREDITS_MAX = 255
 #: IBLND_MAX_RDMA_FRAGS with 4 KiB pages (LNET_MAX_IOV = 256): map_on_demand above it disables mapping.
@@ -60,16 +61,17 @@ O2IB_TUNABLES = {
 }
 #: lnet module options that would describe the networks a second time.
 LNET_NETWORK_OPTIONS = ("networks", "ip2nets", "routes")
-MODPROBE_VALUE_RE = re.compile(r"^[A-Za-z0-9_.,:@/+-]+$")
-MODPROBE_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+MODPROBE_VALUE_RE = re.compile(r"[A-Za-z0-9_.,:@/+-]{1,255}")
+MODPROBE_KEY_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
-def canonical_net(name: str) -> str:
+def canonical_net(name: str, where: str = "LNet network") -> str:
     """``o2ib`` -> ``o2ib0``, ``tcp1`` -> ``tcp1``: LNet's own spelling of a network with its number."""
-    match = NET_RE.match(name)
+    match = NET_RE.fullmatch(name) if isinstance(name, str) else None
     if not match:
         raise LustreClientError(
-            "LNet network %r is not o2ib<N> or tcp<N>; use o2ib0 (InfiniBand or RoCE) or tcp0 (Ethernet fallback)" % (name,))
+            "%s: %r is not allowed; expected an LNet network o2ib<N> or tcp<N> (N up to 4 digits): o2ib0 for "
+            "InfiniBand or RoCE, tcp0 for the Ethernet fallback" % (where, name))
     return "%s%d" % (match.group(1), int(match.group(2) or "0"))
 
 
@@ -96,7 +98,7 @@ def check_networks(networks: Any, where: str = "lustre_client_lnet_networks") ->
         unknown = sorted(set(entry) - {"net", "interfaces"})
         if unknown:
             raise LustreClientError("%s has unknown keys %s; a network has only net and interfaces" % (here, unknown))
-        net = canonical_net(need_str(entry.get("net"), here + ".net"))
+        net = canonical_net(need_str(entry.get("net"), here + ".net"), here + ".net")
         if net in seen_nets:
             raise LustreClientError("%s: network %s is already %s (o2ib and o2ib0 are the same); list each network once "
                                     "with all its interfaces" % (here, net, seen_nets[net]))
@@ -107,10 +109,7 @@ def check_networks(networks: Any, where: str = "lustre_client_lnet_networks") ->
                                     % (here, net))
         names = []
         for position, value in enumerate(interfaces):
-            name = need_str(value, "%s.interfaces[%d]" % (here, position))
-            if not IFNAME_RE.match(name):
-                raise LustreClientError("%s.interfaces[%d] %r is not a Linux interface name (1-15 of A-Z a-z 0-9 _ . : @ -)"
-                                        % (here, position, name))
+            name = need_kind("ifname", value, "%s.interfaces[%d]" % (here, position))
             if name in seen_ifs:
                 raise LustreClientError("%s: interface %s is already in %s; an interface belongs to one LNet network"
                                         % (here, name, seen_ifs[name]))
@@ -135,7 +134,7 @@ def check_o2ib_tunables(tunables: Any, where: str = "lustre_client_o2ib_tunables
         if key not in O2IB_TUNABLES:
             raise LustreClientError("%s.%s is not a ko2iblnd tunable this role writes; use one of %s"
                                     % (where, key, ", ".join(sorted(O2IB_TUNABLES))))
-        values[key] = need_int(value, "%s.%s" % (where, key), minimum=0)
+        values[key] = need_int(value, "%s.%s" % (where, key), minimum=0, maximum=INT_MAX)
     credits = values.get("peer_credits")
     dependants = [k for k in ("peer_credits_hiw", "concurrent_sends") if k in values]
     if dependants and credits is None:
@@ -181,21 +180,47 @@ def check_lnet_options(options: Any, where: str = "lustre_client_lnet_options") 
     """
     result = {}
     for key, value in need_mapping(options, where).items():
-        if not isinstance(key, str) or not MODPROBE_KEY_RE.match(key):
-            raise LustreClientError("%s key %r is not a module parameter name (lower case, digits, _)" % (where, key))
+        if not isinstance(key, str) or not MODPROBE_KEY_RE.fullmatch(key):
+            raise LustreClientError("%s: key %r is not allowed; expected a module parameter name (a lower-case "
+                                    "letter, then up to 63 lower-case letters, digits or '_')" % (where, key))
         if key in LNET_NETWORK_OPTIONS:
             raise LustreClientError("%s.%s would describe LNet's networks a second time; they come from /etc/lnet.conf "
                                     "(lustre_client_lnet_networks). Remove %s" % (where, key, key))
         if isinstance(value, bool):
             text = "1" if value else "0"
-        elif isinstance(value, (int, str)):
-            text = str(value)
+        elif isinstance(value, int):
+            text = str(need_int(value, "%s.%s" % (where, key), -INT_MAX - 1, INT_MAX))
+        elif isinstance(value, str):
+            text = value
         else:
-            raise LustreClientError("%s.%s must be a number or a word, got %s" % (where, key, type(value).__name__))
-        if not MODPROBE_VALUE_RE.match(text):
-            raise LustreClientError("%s.%s value %r has characters modprobe would split on; use no blanks or quotes"
+            raise LustreClientError("%s.%s must be a whole number or a word, got %s %r"
+                                    % (where, key, type(value).__name__, value))
+        if not MODPROBE_VALUE_RE.fullmatch(text):
+            raise LustreClientError("%s.%s: %r is not allowed; expected 1-255 letters, digits, '_', '.', ',', ':', '@', "
+                                    "'/', '+' or '-' (modprobe splits on blanks; no quotes or control characters)"
                                     % (where, key, text))
         result[key] = text
+    return result
+
+
+def check_observed(observed: Any, where: str = "observed") -> Dict[str, Dict[str, Any]]:
+    """``{ifname: {exists: bool, type: ARPHRD number or None, rdma: bool}}`` checked, every key optional."""
+    result: Dict[str, Dict[str, Any]] = {}
+    for name, seen in need_mapping(observed, where).items():
+        here = "%s[%r]" % (where, name)
+        if not isinstance(name, str):
+            raise LustreClientError("%s: the key must be an interface name (a string), got %s" % (here, type(name).__name__))
+        seen = need_mapping(seen, here)
+        unknown = sorted(str(k) for k in seen if k not in ("exists", "type", "rdma"))
+        if unknown:
+            raise LustreClientError("%s has unknown keys %s; an observed interface has exists, type and rdma" % (here, unknown))
+        for key in ("exists", "rdma"):
+            if seen.get(key) is not None and not isinstance(seen[key], bool):
+                raise LustreClientError("%s.%s must be true or false, got %s %r" % (here, key, type(seen[key]).__name__, seen[key]))
+        kind = seen.get("type")
+        if kind is not None:
+            need_int(kind, here + ".type", 0, 65535)
+        result[name] = dict(seen)
     return result
 
 
@@ -273,5 +298,5 @@ def lnet_plan(networks: Any, o2ib_tunables: Any = None, lnet_options: Any = None
         "lnet_conf": lnet_conf(nets, tunables),
         "o2ib_tunables": tunables,
         "modprobe_lines": modprobe_lines(tunables if any(n["lnd"] == "o2ib" for n in nets) else {}, options),
-        "problems": interface_problems(nets, observed) if observed is not None else [],
+        "problems": interface_problems(nets, check_observed(observed)) if observed is not None else [],
     }

@@ -21,16 +21,20 @@ from typing import Any, Dict, List, Optional, Sequence
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import (
     LustreClientError,
     need_int,
+    need_kind,
     need_list,
     need_mapping,
     need_str,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_lnet import canonical_net
 
-#: Lustre fsname: 1-8 characters of letters, digits, _ and - (mkfs.lustre --fsname).
-FSNAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,8}$")
-NID_RE = re.compile(r"^([0-9.]+)@((?:o2ib|tcp)[0-9]{0,4})$")
-OPTION_RE = re.compile(r"^[A-Za-z0-9_.:/+-]+(=[A-Za-z0-9_.:/+@-]+)?$")
+#: Lustre fsname: 1-8 characters of letters, digits, _ and - (mkfs.lustre --fsname). Applied with fullmatch.
+FSNAME_RE = re.compile(r"[A-Za-z0-9_-]{1,8}")
+NID_RE = re.compile(r"([0-9.]+)@((?:o2ib|tcp)[0-9]{0,4})")
+#: A mount option: a word, or word=value. No blank, ',' (the option separator), quote or control character.
+OPTION_RE = re.compile(r"[A-Za-z0-9_.:/+-]+(=[A-Za-z0-9_.:/+@-]+)?")
+OPTION_ALLOWED = ("a mount option: a word of letters, digits, '_', '.', ':', '/', '+' or '-', optionally "
+                  "=value (value may also hold '@'); no blank, ',' or control character")
 #: mount.lustre caps retry= at MAX_RETRIES (lustre/utils/mount_lustre.c).
 MAX_RETRIES = 99
 #: flock, localflock and noflock pick one locking mode: at most one of them.
@@ -76,14 +80,11 @@ def mount_unit_name(path: str) -> str:
 
 def check_nid(nid: Any, where: str) -> Dict[str, str]:
     """``10.0.0.1@o2ib`` -> ``{nid, address, net (canonical: o2ib0)}``; IPv4 address, o2ib<N> or tcp<N> network."""
-    text = need_str(nid, where)
-    match = NID_RE.match(text)
-    if not match:
+    text = need_kind("nid", need_str(nid, where), where)
+    match = NID_RE.fullmatch(text)
+    if not match:  # input_rules' nid already refused anything else; kept as a guard
         raise LustreClientError("%s %r is not a NID <IPv4>@o2ib<N> or <IPv4>@tcp<N>, e.g. 10.0.0.1@o2ib" % (where, text))
-    try:
-        ipaddress.IPv4Address(match.group(1))
-    except ValueError:
-        raise LustreClientError("%s %r: %s is not an IPv4 address (four numbers 0-255)" % (where, text, match.group(1)))
+    ipaddress.IPv4Address(match.group(1))
     return {"nid": text, "address": match.group(1), "net": canonical_net(match.group(2))}
 
 
@@ -98,9 +99,8 @@ def check_options(options: Any, where: str, flock: str = "flock") -> List[str]:
     result: List[str] = []
     for index, value in enumerate(need_list(options, where)):
         option = need_str(value, "%s[%d]" % (where, index))
-        if not OPTION_RE.match(option):
-            raise LustreClientError("%s[%d] %r is not a mount option (a word or key=value without blanks or commas)"
-                                    % (where, index, option))
+        if OPTION_RE.fullmatch(option) is None or len(option) > 255:
+            raise LustreClientError("%s[%d]: %r is not allowed; expected %s" % (where, index, option, OPTION_ALLOWED))
         key = option.split("=", 1)[0]
         if key in RESERVED_OPTIONS:
             raise LustreClientError("%s[%d] %r is set by the role: use %s instead" % (where, index, option, RESERVED_OPTIONS[key]))
@@ -132,7 +132,7 @@ def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "
     another mode is refused), ``retry`` (0-99, default 5) and ``timeout_s`` (TimeoutSec= of the unit, default 300). With
     ``nets`` given, every NID must be on one of those LNet networks (no routes are configured by this role).
     """
-    known = [canonical_net(n) for n in nets] if nets is not None else None
+    known = [canonical_net(n, "nets[%d]" % i) for i, n in enumerate(nets)] if nets is not None else None
     result: List[Dict[str, Any]] = []
     paths: Dict[str, str] = {}
     for index, item in enumerate(need_list(mounts, where)):
@@ -142,9 +142,10 @@ def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "
         if unknown:
             raise LustreClientError("%s has unknown keys %s; a mount has %s" % (here, unknown, ", ".join(sorted(MOUNT_KEYS))))
         fsname = need_str(mount.get("fsname"), here + ".fsname")
-        if not FSNAME_RE.match(fsname):
-            raise LustreClientError("%s.fsname %r is not a Lustre fsname: 1-8 of A-Z a-z 0-9 _ -" % (here, fsname))
-        path = need_str(mount.get("path"), here + ".path")
+        if not FSNAME_RE.fullmatch(fsname):
+            raise LustreClientError("%s.fsname: %r is not allowed; expected a Lustre fsname, 1-8 of A-Z a-z 0-9 _ -"
+                                    % (here, fsname))
+        path = need_kind("mount_path", need_str(mount.get("path"), here + ".path"), here + ".path")
         if path != posixpath.normpath(path) or not path.startswith("/") or path == "/" or path.startswith("//"):
             raise LustreClientError("%s.path %r must be an absolute, normalised path other than / (e.g. /mnt/lustre)"
                                     % (here, path))

@@ -25,8 +25,10 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout_par
     ParsedLayout,
     parse_getstripe,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import CONTROL_RE
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
     GIB,
+    MAX_EXTENT_END,
     MAX_STRIPE_COUNT,
     STRIPE_ALIGN,
     lfs_size,
@@ -39,8 +41,9 @@ __all__ = ["LayoutError", "LayoutParseError", "parse_size", "normalise", "read_l
 MAX_STRIPE_SIZE = 4 * GIB - STRIPE_ALIGN
 #: LOV_MAXPOOLNAME
 MAX_POOL_NAME = 15
-_POOL_RE = re.compile(r"^[A-Za-z0-9_-]+$")
-_SIZE_RE = re.compile(r"^(\d+)\s*([KMGTPE]?)(?:i?B)?$", re.IGNORECASE)
+_POOL_RE = re.compile(r"[A-Za-z0-9_-]+")   # patterns here are applied with fullmatch
+_SIZE_RE = re.compile(r"(\d+) *([KMGTPE]?)(?:i?B)?", re.IGNORECASE)
+_COUNT_RE = re.compile(r"-?\d+")
 _UNITS = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 _RAID0 = ("raid0", "1")  # lfs 2.10 printed lmm_pattern as the number 1
 
@@ -60,10 +63,10 @@ def parse_size(value: Any, what: str, eof: bool = False) -> int:
     if isinstance(value, int):
         number = value
     elif isinstance(value, str):
-        text = value.strip()
+        text = value.strip(" ")
         if eof and text.lower() in ("eof", "-1"):
             return -1
-        match = _SIZE_RE.match(text)
+        match = None if CONTROL_RE.search(text) else _SIZE_RE.fullmatch(text)
         if not match:
             raise LayoutError("%s %r is not a size; use bytes or a number with K, M, G or T (binary units), e.g. "
                               "'1M' or '4194304'%s" % (what, value, ", or 'eof'" if eof else ""))
@@ -123,7 +126,7 @@ def read_layout(text: str) -> Dict[str, Any]:
 # ---------------------------------------------------------------- desired layout
 def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and re.match(r"^-?\d+$", value.strip()):
+        if isinstance(value, str) and _COUNT_RE.fullmatch(value.strip(" ")):
             value = int(value)
         else:
             raise LayoutError("%s must be an integer (-1 = all OSTs), got %s %r" % (what, type(value).__name__, value))
@@ -159,7 +162,7 @@ def _pool(value: Any, what: str) -> str:
         raise LayoutError("%s must be a string, got %s %r" % (what, type(value).__name__, value))
     if value in ("", "none"):
         return ""
-    if value == "ignore" or len(value) > MAX_POOL_NAME or not _POOL_RE.match(value):
+    if value == "ignore" or len(value) > MAX_POOL_NAME or not _POOL_RE.fullmatch(value):
         raise LayoutError("%s %r is not an OST pool name lfs stores as given: use 1-%d letters, digits, '_' or "
                           "'-' without the 'fsname.' prefix ('' = no pool)" % (what, value, MAX_POOL_NAME))
     return value
@@ -221,6 +224,10 @@ def _components(items: Sequence[Mapping[str, Any]], pool: str = "") -> List[Dict
         end = parse_size(item["end"], what + ".end", eof=True)
         size = _stripe_size(item["stripe_size"], what + ".stripe_size")
         if end != -1:
+            if end > MAX_EXTENT_END:
+                raise LayoutError("%s.end %d (%s) is beyond %d (%s): Linux file offsets stop at 2**63 - 1, so no file "
+                                  "reaches it (lfs refuses 16777216T, 2**64, outright); use eof (-1) for the last "
+                                  "component" % (what, end, _size_text(end), MAX_EXTENT_END, lfs_size(MAX_EXTENT_END)))
             if end <= start:
                 raise LayoutError("%s.end %d is not above its start %d; extent ends must increase"
                                   % (what, end, start))

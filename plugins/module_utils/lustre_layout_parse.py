@@ -21,9 +21,9 @@ from typing import Dict, List, Optional
 LUSTRE_EOF = 2 ** 64 - 1
 
 _PAIR_RE = re.compile(r"(?:^|(?<=\s))([A-Za-z_][\w.]*):(?:[ \t]+('[^']*'|\S+))?")
-_KNOWN_RE = re.compile(
-    r"^(?:lcm_\w+|lcme_[\w.]+|lmm_\w+|l_\w+|component\d+|sub_layout|composite_header|components|"
-    r"stripe_count|stripe_size|extension_size|pattern|layout_gen|stripe_offset|pool)$"
+_KNOWN_RE = re.compile(   # applied with fullmatch
+    r"(?:lcm_\w+|lcme_[\w.]+|lmm_\w+|l_\w+|component\d+|sub_layout|composite_header|components|"
+    r"stripe_count|stripe_size|extension_size|pattern|layout_gen|stripe_offset|pool)"
 )
 _OBDIDX_ROW_RE = re.compile(r"^\d+\s+\d+\s+0x[0-9a-fA-F]+\s+\S+")
 #: Sub-layout fields, with or without the "lmm_" prefix lfs puts before them for files.
@@ -103,21 +103,21 @@ def parse_getstripe(text: str) -> ParsedLayout:
         if not line or line.startswith(("-", "{")) or line.startswith("obdidx") or _OBDIDX_ROW_RE.match(line):
             continue
         pairs = _pairs(line)
-        if not pairs or not _KNOWN_RE.match(pairs[0][0]) or not line.startswith(pairs[0][0] + ":"):
+        if not pairs or not _KNOWN_RE.fullmatch(pairs[0][0]) or not line.startswith(pairs[0][0] + ":"):
             if not seen_any and path is None:
                 path = line  # getstripe without -d (and old clients) print the path first
                 continue
             raise LayoutParseError("line %d %r is not a 'key: value' line of lfs getstripe" % (lineno, line))
         seen_any = True
         for key, value in pairs:
-            if not _KNOWN_RE.match(key):
+            if not _KNOWN_RE.fullmatch(key):
                 raise LayoutParseError("line %d: unexpected key %r in lfs getstripe output" % (lineno, key))
             if key.startswith("lcm_"):
                 composite = True
                 if key in ("lcm_layout_gen", "lcm_mirror_count", "lcm_entry_count"):
                     header[key] = _int(key, value, lineno)
                 continue
-            if re.match(r"^component\d+$", key):
+            if re.fullmatch(r"component\d+", key):
                 components.append(RawComponent())
                 composite, labelled = True, True
                 continue

@@ -17,6 +17,8 @@ import shlex
 from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+
 KIB = 1024
 MIB = 1024 * KIB
 GIB = 1024 * MIB
@@ -26,6 +28,17 @@ STRIPE_ALIGN = 64 * KIB
 MAX_STRIPE_SIZE = 4 * GIB - STRIPE_ALIGN
 MAX_STRIPE_COUNT = 2000
 DEFAULT_STRIPE_SIZE = 1 * MIB
+#: The largest component end that means anything: Linux keeps file offsets in a signed 64-bit loff_t, so no file
+#: (Lustre's included: llite caps s_maxbytes at MAX_LFS_FILESIZE, 2**63 - 1) reaches byte 2**63. lfs's own size
+#: parser (llapi_parse_size) refuses 2**64 (16777216T) outright; anything from 2**64 - 1 up is LUSTRE_EOF.
+MAX_EXTENT_END = 2 ** 63
+#: Bandwidth in GB/s of one OST or one client: far above any device (an 800 Gb/s NIC is 100 GB/s), low enough
+#: that clients x bandwidth stays a finite float.
+MAX_RATE_GBS = 100000
+#: OSTs of one file system: an OST index is 16 bits (LOV_V1_INSANE_STRIPE_COUNT 65532 stripes at most).
+MAX_OST_COUNT = 65536
+#: Clients or files of one access pattern.
+MAX_CLIENTS = 10 ** 9
 
 PATTERNS = ("shared_file", "file_per_process")
 
@@ -35,7 +48,7 @@ class StripingError(ValueError):
 
 
 # ---------------------------------------------------------------- checks and units
-def _int(name: str, value: Any, minimum: Optional[int] = None) -> int:
+def _int(name: str, value: Any, minimum: Optional[int] = None, maximum: Optional[int] = None) -> int:
     # bool is an int subclass; True stripes is a bug, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
         raise StripingError(
@@ -44,14 +57,17 @@ def _int(name: str, value: Any, minimum: Optional[int] = None) -> int:
         )
     if minimum is not None and value < minimum:
         raise StripingError("%s is %d, below the minimum of %d; use a value >= %d" % (name, value, minimum, minimum))
+    if maximum is not None and value > maximum:
+        raise StripingError("%s is %d, above the maximum of %d; use a value <= %d" % (name, value, maximum, maximum))
     return value
 
 
 def _rate(name: str, value: Any) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise StripingError("%s must be a number of GB/s, got %s %r" % (name, type(value).__name__, value))
-    if not math.isfinite(value) or value <= 0:
-        raise StripingError("%s is %r GB/s; it must be a finite number above 0" % (name, value))
+    if not math.isfinite(value) or not 0 < value <= MAX_RATE_GBS:
+        raise StripingError("%s is %r GB/s; it must be a finite number above 0 and at most %d GB/s"
+                            % (name, value, MAX_RATE_GBS))
     return Fraction(str(value))
 
 
@@ -79,13 +95,13 @@ def lfs_size(num_bytes: int) -> str:
     return str(num_bytes)
 
 
-_HUMAN_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]?)$")
+_HUMAN_RE = re.compile(r"(\d+(?:\.\d+)?)([KMGTPE]?)")
 _HUMAN_POWER = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 
 
 def human_to_kib(text: str) -> int:
     """``lfs df -h`` value (binary units, 1 decimal) to KiB, rounded to nearest: '2.6G' -> 2726298."""
-    match = _HUMAN_RE.match(text)
+    match = _HUMAN_RE.fullmatch(text)
     if not match:
         raise StripingError("%r is not an lfs -h size like '2.6G' or '512.0K'" % (text,))
     num_bytes = Fraction(match.group(1)) * 1024 ** _HUMAN_POWER[match.group(2)]
@@ -94,10 +110,10 @@ def human_to_kib(text: str) -> int:
 
 # ---------------------------------------------------------------- lfs df
 _LINE_RE = re.compile(
-    r"^(?P<uuid>\S+)\s+(?P<size>\S+)\s+(?P<used>\S+)\s+(?P<avail>\S+)\s+(?P<pct>\d+%|-)\s+"
-    r"(?P<mount>\S+?)\[(?P<kind>MDT|OST):(?P<index>\d+)\]$"
+    r"(?P<uuid>\S+)\s+(?P<size>\S+)\s+(?P<used>\S+)\s+(?P<avail>\S+)\s+(?P<pct>\d+%|-)\s+"
+    r"(?P<mount>\S+?)\[(?P<kind>MDT|OST):(?P<index>\d+)\]"
 )
-_INACTIVE_RE = re.compile(r"^(?P<uuid>\S+?)\s*:\s*inactive device$")
+_INACTIVE_RE = re.compile(r"(?P<uuid>\S+?)\s*:\s*inactive device")
 _TARGET_RE = re.compile(r"(MDT|OST)([0-9a-fA-F]{4,})")
 
 
@@ -135,7 +151,7 @@ def parse_lfs_df(text: str) -> List[Dict[str, Any]]:
             close_block()
             human, mount, block_start = header[1] == "bytes", None, len(entries)
             continue
-        inactive = _INACTIVE_RE.match(line)
+        inactive = _INACTIVE_RE.fullmatch(line)
         if inactive:
             target = _TARGET_RE.search(inactive.group("uuid"))
             if target is None:
@@ -146,7 +162,7 @@ def parse_lfs_df(text: str) -> List[Dict[str, Any]]:
                 "mount": mount, "active": False, "approximate": False,
             })
             continue
-        match = _LINE_RE.match(line)
+        match = _LINE_RE.fullmatch(line)
         if match is None:
             raise StripingError("lfs df line %r is not a target line '<uuid> <size> <used> <avail> <use%%> "
                                 "<mount>[OST:n]'" % line)
@@ -195,7 +211,8 @@ def stripe_count_auto(
     max_free_kib) is >= min_free_kib; cap_kib = smallest eligible avail // cap; a file
     under 1 GiB that fits in cap_kib gets 1; if size_kib > count * cap_kib then
     count = (size_kib + cap_kib - 1024) // cap_kib; count is clamped to the eligible OSTs.
-    -1 (all OSTs) when no OST is eligible. None in ost_avail_kib is an inactive OST.
+    No eligible OST is refused (calc_stripe's -1 would stripe onto full OSTs). None in ost_avail_kib is an
+    inactive OST.
     """
     _int("size_kib", size_kib, 0)
     _int("cap", cap, 1)
@@ -216,7 +233,12 @@ def stripe_count_auto(
         if avail >= min_free_kib:
             eligible.append(avail)
     if not eligible:
-        return -1
+        active = [a for a in ost_avail_kib if a is not None]
+        raise StripingError(
+            "no OST is eligible: none of the %d OST(s) has min_free_kib=%d KiB available (the most any active OST "
+            "has is %s KiB; %d inactive), so lfs_migrate would stripe over all OSTs (-1) onto full ones; free space "
+            "on the OSTs or lower min_free_kib" % (len(ost_avail_kib), min_free_kib,
+                                                   max(active) if active else "none", len(ost_avail_kib) - len(active)))
     cap_kib = min(eligible) // cap
     if cap_kib == 0:
         raise StripingError(
@@ -254,15 +276,15 @@ def stripe_plan(
     [1, OSTs]. file_per_process: one file per client (or ``files``), 1 stripe each unless
     files < OSTs, then ceil(OSTs / files) so that files x stripes covers every OST.
     """
-    _int("ost_count", ost_count, 1)
-    _int("clients", clients, 1)
+    _int("ost_count", ost_count, 1, MAX_OST_COUNT)
+    _int("clients", clients, 1, MAX_CLIENTS)
     ost_bw = _rate("ost_bw_gbs", ost_bw_gbs)
     client_bw = _rate("client_bw_gbs", client_bw_gbs)
     if pattern not in PATTERNS:
         raise StripingError("pattern %r is unknown; use one of %s" % (pattern, ", ".join(PATTERNS)))
     _stripe_size("stripe_size", stripe_size)
     limit = min(ost_count, MAX_STRIPE_COUNT)
-    nfiles = 1 if pattern == "shared_file" else (clients if files is None else _int("files", files, 1))
+    nfiles = 1 if pattern == "shared_file" else (clients if files is None else _int("files", files, 1, MAX_CLIENTS))
     if files is not None and pattern == "shared_file":
         raise StripingError("files=%r only applies to pattern 'file_per_process'; drop it" % (files,))
     demand = clients * client_bw
@@ -329,7 +351,7 @@ def _percentiles(distribution: Union[Mapping[str, Any], Sequence[int]]) -> Dict[
         if missing:
             raise StripingError("file size distribution lacks %s; give p50_bytes, p90_bytes and max_bytes"
                                 % ", ".join(missing))
-        p = {k[:-6]: _int(k, distribution[k], 0) for k in ("p50_bytes", "p90_bytes", "max_bytes")}
+        p = {k[:-6]: _int(k, distribution[k], 0, MAX_EXTENT_END - 1) for k in ("p50_bytes", "p90_bytes", "max_bytes")}
         if not p["p50"] <= p["p90"] <= p["max"]:
             raise StripingError("file sizes must satisfy p50 <= p90 <= max, got %d, %d, %d"
                                 % (p["p50"], p["p90"], p["max"]))
@@ -339,7 +361,7 @@ def _percentiles(distribution: Union[Mapping[str, Any], Sequence[int]]) -> Dict[
                             "sizes in bytes, got %s" % type(distribution).__name__)
     if not distribution:
         raise StripingError("the list of file sizes is empty; give at least one size in bytes")
-    sizes = sorted(_int("file size [%d]" % i, s, 0) for i, s in enumerate(distribution))
+    sizes = sorted(_int("file size [%d]" % i, s, 0, MAX_EXTENT_END - 1) for i, s in enumerate(distribution))
 
     def rank(q: int) -> int:  # nearest-rank percentile
         return sizes[max(1, -(-q * len(sizes) // 100)) - 1]
@@ -353,6 +375,20 @@ def _round_up(value: int, step: int) -> int:
 
 def _pow2_ceil(value: int) -> int:
     return 1 << max(0, value - 1).bit_length()
+
+
+def pfl_path(path: Any, where: str = "path") -> str:
+    """The directory of an ``lfs setstripe`` command, shell-quoted: an absolute path (input rule mount_path) or one
+    relative to the current directory (lustre_path) that does not start with '-', which lfs would read as an
+    option (``lfs setstripe ... -c`` sets a stripe count instead of naming a directory)."""
+    if isinstance(path, str) and path.startswith("/"):
+        return shlex.quote(input_rules.check("mount_path", where, path, StripingError))
+    text = input_rules.check("lustre_path", where, path, StripingError)
+    if text.startswith("-"):
+        raise StripingError("%s: %r is not allowed; expected a directory path that does not start with '-' (lfs "
+                            "would read it as an option); give the absolute path, e.g. /lustre/%s"
+                            % (where, path, text.lstrip("-") or "dir"))
+    return shlex.quote(text)
 
 
 def pfl_layout(
@@ -370,10 +406,11 @@ def pfl_layout(
     runs to EOF with last_stripe_size. Ends are multiples of both stripe sizes.
     """
     p = _percentiles(sizes)
-    _int("ost_count", ost_count, 1)
+    _int("ost_count", ost_count, 1, MAX_OST_COUNT)
     _stripe_size("stripe_size", stripe_size)
     _stripe_size("last_stripe_size", last_stripe_size)
-    _int("first_extent_min", first_extent_min, 1)
+    _int("first_extent_min", first_extent_min, 1, MAX_EXTENT_END)
+    target = "<dir>" if path is None else pfl_path(path)
     limit = min(ost_count, MAX_STRIPE_COUNT)
     align = stripe_size * last_stripe_size // math.gcd(stripe_size, last_stripe_size)
     reasons = ["p50 %d, p90 %d, max %d bytes; %d OSTs" % (p["p50"], p["p90"], p["max"], ost_count)]
@@ -382,6 +419,11 @@ def pfl_layout(
     components: List[Dict[str, Any]] = []
     start, count = 0, 1
     while count < limit:
+        if end > MAX_EXTENT_END:
+            raise StripingError(
+                "component %d would end at %d bytes (%s), beyond %d (%s): no file reaches it, since Linux file "
+                "offsets stop at 2**63 - 1 and lfs refuses 16777216T (2**64); lower first_extent_min or the file "
+                "sizes" % (len(components) + 1, end, lfs_size(end), MAX_EXTENT_END, lfs_size(MAX_EXTENT_END)))
         components.append({"start": start, "end": end, "stripe_count": count, "stripe_size": stripe_size})
         start, count = end, min(count * 4, limit)
         end = _round_up(max(end * 16, _pow2_ceil(p["p90"]) if len(components) == 1 else 0), align)
@@ -396,9 +438,6 @@ def pfl_layout(
     def stripes_for(size: int) -> int:  # stripe count in effect once a file of `size` is written
         return max([c["stripe_count"] for c in components if c["start"] < max(size, 1)] or [1])
 
-    if path is not None and (not isinstance(path, str) or not path):
-        raise StripingError("path must be a non-empty directory path string, got %r" % (path,))
-    target = shlex.quote(path) if path else "<dir>"
     return {
         "components": components, "lfs_setstripe_args": args,
         "command": "lfs setstripe %s %s" % (" ".join(args), target),

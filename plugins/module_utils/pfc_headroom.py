@@ -97,7 +97,19 @@ def check_speed(what: str, value: Any) -> int:
     return value
 
 
-_LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|km)\s*$")
+_LENGTH_RE = re.compile(r" *(\d+(?:\.\d+)?) *(m|km) *")   # fullmatch: no newline or tab
+#: A switch port name as SONiC (Ethernet0), Cumulus (swp1s0) and EOS (Ethernet1/1) write them: it becomes a
+#: config_db key (``Ethernet0|3``), a YAML key and an EOS ``interface`` line, so no blank, '|', '#' or quote.
+PORT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./:-]{0,63}")
+PORT_NAME_ALLOWED = ("a switch port name such as Ethernet0, swp1s0 or Ethernet1/1: a letter or digit, then up to 63 "
+                     "letters, digits, '_', '.', '/', ':' or '-'")
+
+
+def check_port_name(where: str, value: Any, error: type = ValueError) -> str:
+    """A port name (PORT_NAME_RE, fullmatch), or ``error`` naming the field, the value and what is allowed."""
+    if not isinstance(value, str) or PORT_NAME_RE.fullmatch(value) is None:
+        raise error("%s: %r is not allowed; expected %s" % (where, value, PORT_NAME_ALLOWED))
+    return value
 
 
 def parse_cable_length(value: Any, what: str = "cable_m") -> Fraction:
@@ -107,7 +119,7 @@ def parse_cable_length(value: Any, what: str = "cable_m") -> Fraction:
            "buffer design beyond 10 km")
     if not isinstance(value, str):
         return _number(what, value, low, high, "m", fix + "; give a number or a string like '5m' / '2km'")
-    match = _LENGTH_RE.match(value)
+    match = _LENGTH_RE.fullmatch(value)
     if match is None:
         raise HeadroomError("%s %r is not a length; give metres as a number or a string like '5m' / '2km' "
                             "(SONiC CABLE_LENGTH style)" % (what, value))
@@ -363,8 +375,8 @@ def port_headroom(port: Any, switch: Dict[str, Any], where: str = "port") -> Hea
         raise HeadroomError("%s has unknown key(s) %s; known: %s (speed in Gb/s as speed_gbps, length in m as "
                             "cable_m)" % (where, ", ".join(unknown), ", ".join(PORT_KEYS)))
     name = port.get("name")
-    if name is not None and not isinstance(name, str):
-        raise HeadroomError("%s: name must be a string like 'Ethernet0', got %r" % (where, name))
+    if name is not None:
+        check_port_name("%s.name" % where, name, HeadroomError)
     label = name if name is not None else where
     for key in ("speed_gbps", "cable_m"):
         if port.get(key) is None:

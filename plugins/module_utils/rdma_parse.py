@@ -99,7 +99,7 @@ def natural_key(name: str) -> Tuple[Any, ...]:
 
 def norm_state(text: str) -> str:
     """'4: ACTIVE', 'Active', 'PORT_ACTIVE (4)', 'ACTIVE', '4' -> 'ACTIVE'; 'Initializing' -> 'INIT'."""
-    value = re.sub(r"\s*\(\d+\)$", "", text.strip())
+    value = re.sub(r"\s*\(\d+\)\Z", "", text.strip())
     value = re.sub(r"^\d+:\s*", "", value).strip().upper().replace(" ", "_")
     if value.isdigit():
         code = int(value)
@@ -117,10 +117,10 @@ def norm_state(text: str) -> str:
 def norm_phys_state(text: str) -> str:
     """'5: LinkUp', 'LinkUp', 'LINK_UP', 'LINK_UP (5)' -> 'LinkUp'; an unknown spelling is kept as printed."""
     value = text.strip()
-    code = re.match(r"^(\d+):", value) or re.search(r"\((\d+)\)$", value)
+    code = re.match(r"^(\d+):", value) or re.search(r"\((\d+)\)\Z", value)
     if code and int(code.group(1)) in PHYS_STATES:
         return PHYS_STATES[int(code.group(1))]
-    name = re.sub(r"^\d+:\s*|\s*\(\d+\)$", "", value)
+    name = re.sub(r"^\d+:\s*|\s*\(\d+\)\Z", "", value)
     key = re.sub(r"[^a-z]", "", name.lower())
     if not key:
         raise RdmaParseError("physical state %r is empty; expected e.g. 'LinkUp'" % (text,))
@@ -142,7 +142,7 @@ def _number(value: float) -> Number:
 
 def parse_rate(text: str) -> Tuple[Number, Optional[str]]:
     """'400 Gb/sec (4X NDR)' -> (400, '4X NDR'); ibstat's '400' -> (400, None); '2.5 Gb/sec (1X SDR)' -> 2.5."""
-    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*(?:Gb/sec|Gb/s|Gbps)?\s*(?:\((.*)\))?\s*$", text)
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:Gb/sec|Gb/s|Gbps)?\s*(?:\((.*)\))?\s*", text)
     if not match:
         raise RdmaParseError("rate %r is not '<Gb/s> [Gb/sec (<width>X <speed>)]'; expected e.g. '400 Gb/sec (4X NDR)'"
                              % (text,))
@@ -308,7 +308,7 @@ def parse_ibv_devinfo(text: str) -> Reading:
         if ":" not in line:
             continue  # blank lines and the capability flag names of -v
         key, value = (part.strip() for part in line.split(":", 1))
-        key = re.sub(r"^GID\[\s*(\d+)\]$", r"gid[\1]", key)
+        key = re.sub(r"^GID\[\s*(\d+)\]\Z", r"gid[\1]", key)
         if key == "hca_id":
             close_port()
             device, port = reading.device(value), None
@@ -327,7 +327,7 @@ def parse_ibv_devinfo(text: str) -> Reading:
     return reading
 
 
-_RDMA_LINK = re.compile(r"^(?:link|\d+/\d+:)\s+([^\s/]+)/(\d+):?(?:\s+(.*))?$")
+_RDMA_LINK = re.compile(r"(?:link|\d+/\d+:)\s+([^\s/]+)/(\d+):?(?:\s+(.*))?")  # fullmatch
 _RDMA_KEYS = {"state": ("state", norm_state), "physical_state": ("phys_state", norm_phys_state),
               "lid": ("base_lid", parse_int), "sm_lid": ("sm_lid", parse_int), "lmc": ("lmc", parse_int),
               "netdev": ("netdev", str)}
@@ -351,7 +351,7 @@ def parse_rdma_link(text: str) -> Reading:
     seen = {}  # type: Dict[str, str]
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        match = _RDMA_LINK.match(line)
+        match = _RDMA_LINK.fullmatch(line)
         if not line or line.startswith("caps:"):
             continue
         if match:

@@ -11,6 +11,8 @@ import ipaddress
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+
 STACKS = ("inbox", "doca", "mlnx_ofed")
 # NVIDIA's repositories name the CPU architecture their own way (hpc-container-maker's doca_ofed building block:
 # x86_64, arm64-sbsa; MLNX_OFED's apt repositories: x86_64, arm64).
@@ -18,18 +20,20 @@ ARCH_LABELS = {
     "doca": {"x86_64": "x86_64", "aarch64": "arm64-sbsa"},
     "mlnx_ofed": {"x86_64": "x86_64", "aarch64": "arm64"},
 }
-VENDOR_PACKAGE_RE = {"doca": re.compile(r"^doca-[a-z0-9][a-z0-9+.-]*$"),
-                     "mlnx_ofed": re.compile(r"^mlnx-ofed-[a-z0-9][a-z0-9+.-]*$")}
-PACKAGE_RE = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
-VERSION_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]*$")
-OS_LABEL_RE = re.compile(r"^[a-z]+[0-9][0-9.]*$")
-URI_RE = re.compile(r"^https?://[^\s/]+(/[^\s]*)?$")
+# Every pattern here is applied with fullmatch ($ would let a trailing newline through).
+VENDOR_PACKAGE_RE = {"doca": re.compile(r"doca-[a-z0-9][a-z0-9+.-]*"),
+                     "mlnx_ofed": re.compile(r"mlnx-ofed-[a-z0-9][a-z0-9+.-]*")}
+PACKAGE_RE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
+VERSION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]*")
+OS_LABEL_RE = re.compile(r"[a-z]+[0-9][0-9.]*")
+#: An http(s) URL: no blank, no control character, no quote or '#' (deb822 would read a comment).
+URI_RE = re.compile(r"https?://[^\s/\x00-\x1f\x7f\"'#]+(/[^\s\x00-\x1f\x7f\"'#]*)?")
 KEY_BLOCK = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
 # Packages whose presence says "the distribution's stack was chosen here" (libibverbs1 alone is not: MPI and
 # libfabric pull it in). The vendor stacks ship the same names with an "mlnx" version (2410mlnx54-1.2410068).
 INBOX_MARKERS = ("rdma-core", "ibverbs-providers", "ibverbs-utils", "infiniband-diags", "rdmacm-utils")
 IPOIB_MTU = {"datagram": (68, 4092, 2044), "connected": (68, 65520, 65520)}  # min, max, default
-IFNAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,14}$")
+IFNAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,14}")
 Limit = Union[int, str]  # KiB, or "unlimited"
 
 
@@ -49,17 +53,17 @@ def vendor_repository_uri(stack: str, base: str, version: str, os_label: str, ar
             "%s_repository_base is empty: rdma_stack %s installs from NVIDIA's repository or a mirror you name. Set it "
             "to https://linux.mellanox.com/public/repo/%s (NVIDIA's) or your mirror's equivalent path, with "
             "rdma_repository_key (the key's URL or its ASCII-armored text)." % (var, stack, stack))
-    if not URI_RE.match(base):
+    if not isinstance(base, str) or not URI_RE.fullmatch(base):
         raise RdmaStackError("%s_repository_base %r is not an http(s) URL (https://mirror.example.org/doca); "
                              "give the repository's base, without version or OS." % (var, base))
-    if not VERSION_RE.match(version or ""):
+    if not VERSION_RE.fullmatch(version or ""):
         raise RdmaStackError("%s_version %r must be a release as the repository names its folders (2.9.1, 3.2.1, "
                              "latest; MLNX_OFED 24.10-1.1.4.0): letters, digits, '.', '_' and '-'." % (var, version))
-    if not OS_LABEL_RE.match(os_label or ""):
+    if not isinstance(os_label, str) or not OS_LABEL_RE.fullmatch(os_label):
         raise RdmaStackError("the repository's OS folder %r must look like ubuntu24.04 or debian12 (rdma_vendor_os_label "
                              "overrides the per-OS default)." % (os_label,))
     labels = ARCH_LABELS[stack]
-    if architecture not in labels:
+    if not isinstance(architecture, str) or architecture not in labels:
         raise RdmaStackError("architecture %r has no %s repository folder; supported: %s."
                              % (architecture, stack, ", ".join(sorted(labels))))
     return "%s/%s/%s/%s/" % (base.rstrip("/"), version, os_label, labels[architecture])
@@ -67,13 +71,16 @@ def vendor_repository_uri(stack: str, base: str, version: str, os_label: str, ar
 
 def key_kind(key: str) -> str:
     """'url' or 'text' for the repository's signing key, as deb822's Signed-By takes it."""
-    key = (key or "").strip()
+    if not isinstance(key, str):
+        raise RdmaStackError("rdma_repository_key must be a string (a URL or the key's ASCII-armored text), got %s %r."
+                             % (type(key).__name__, key))
+    key = key.strip()
     if not key:
         raise RdmaStackError(
             "rdma_repository_key is empty: a vendor repository is only trusted with the key it is signed with. Give "
             "its URL (https://linux.mellanox.com/public/repo/doca/GPG-KEY-Mellanox.pub, or your mirror's copy) or the "
             "key's ASCII-armored text.")
-    if URI_RE.match(key):
+    if URI_RE.fullmatch(key):
         return "url"
     if key.startswith(KEY_BLOCK) and "-----END PGP PUBLIC KEY BLOCK-----" in key:
         return "text"
@@ -82,7 +89,7 @@ def key_kind(key: str) -> str:
 
 
 def _packages(names: Any, var: str) -> List[str]:
-    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and PACKAGE_RE.match(n) for n in names):
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and PACKAGE_RE.fullmatch(n) for n in names):
         raise RdmaStackError("%s must be a list of Debian package names, got %r." % (var, names))
     return list(names)
 
@@ -101,7 +108,7 @@ def stack_plan(settings: Mapping[str, Any]) -> Dict[str, Any]:
     else:
         var = "rdma_doca" if stack == "doca" else "rdma_mlnx_ofed"
         profile = settings.get("%s_profile" % stack) or ""
-        if not VENDOR_PACKAGE_RE[stack].match(profile):
+        if not isinstance(profile, str) or not VENDOR_PACKAGE_RE[stack].fullmatch(profile):
             raise RdmaStackError(
                 "%s_profile %r is not a %s metapackage: %s." % (var, profile, stack, (
                     "doca-ofed (MLNX_OFED-like), doca-roce, doca-networking, doca-all, doca-host-basic or "
@@ -154,7 +161,12 @@ def _limit(text: str) -> Optional[Limit]:
     return int(text) if text.isdigit() else None
 
 
-def _systemd_kib(value: str) -> Limit:
+def _systemd_kib(value: Any) -> Limit:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value // 1024
+    if value is not None and not isinstance(value, str):
+        raise RdmaStackError("systemctl show DefaultLimitMEMLOCK gave %s %r, not bytes or infinity."
+                             % (type(value).__name__, value))
     value = (value or "").strip()
     if value == "infinity":
         return "unlimited"
@@ -186,6 +198,10 @@ def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[st
                 "hard": _systemd_kib(systemd.get("DefaultLimitMEMLOCK", ""))}
     origin = "systemd DefaultLimitMEMLOCK (no pam_limits line)"
     pam: Dict[Tuple[str, str], Tuple[Limit, str]] = {}
+    for index, entry in enumerate(limits_files):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) \
+                or not isinstance(entry.get("content", ""), str):
+            raise RdmaStackError("limits file [%d] must be {path: text, content: text}, got %r." % (index, entry))
     ordered = sorted(limits_files, key=lambda f: (not f["path"].endswith("/limits.conf"), f["path"]))
     for entry in ordered:
         for number, raw in enumerate(entry.get("content", "").splitlines(), start=1):
@@ -219,7 +235,12 @@ def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[st
 def _pkey(value: Any, where: str) -> Optional[int]:
     if value is None or value == "":
         return None
+    if isinstance(value, str) and input_rules.CONTROL_RE.search(value):
+        raise RdmaStackError("%s.pkey %r must not hold control characters such as a newline; give 0x0001-0x7ffe."
+                             % (where, value))
     try:
+        if isinstance(value, float) or not isinstance(value, (int, str)):
+            raise ValueError
         number = int(value, 0) if isinstance(value, str) else int(value)
     except ValueError:
         number = -1
@@ -245,11 +266,11 @@ def ipoib_plan(interfaces: Any, prefix: str = "60-gpufleet-rdma") -> Dict[str, A
         if unknown:
             raise RdmaStackError("%s has unknown keys %s; known: name, address, mtu, mode, pkey." % (where, unknown))
         name = item.get("name")
-        if not isinstance(name, str) or not IFNAME_RE.match(name):
+        if not isinstance(name, str) or not IFNAME_RE.fullmatch(name):
             raise RdmaStackError("%s.name %r must be an interface name such as ib0 (a letter, then up to 14 letters, "
                                  "digits, '_' or '-')." % (where, name))
         mode = item.get("mode", "datagram")
-        if mode not in IPOIB_MTU:
+        if not isinstance(mode, str) or mode not in IPOIB_MTU:
             raise RdmaStackError("%s.mode %r must be datagram or connected." % (where, mode))
         low, high, default = IPOIB_MTU[mode]
         mtu = item.get("mtu", default)
@@ -315,18 +336,36 @@ def port_check(ports: Sequence[Mapping[str, Any]], expected: Any, expect_devices
     """rdma_info's ports against rdma_expect_ports; every mismatch named."""
     if not isinstance(expected, (list, tuple)):
         raise RdmaStackError("rdma_expect_ports must be a list of {device, port, state, rate_gbps, link_layer}.")
-    found = {(p.get("device"), int(p.get("port") or 0)): p for p in ports}
+    found = {}
+    for index, p in enumerate(ports):
+        number = p.get("port") or 0
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise RdmaStackError("rdma_info ports[%d].port must be a whole number, got %s %r."
+                                 % (index, type(number).__name__, number))
+        if p.get("device") is not None and not isinstance(p["device"], str):
+            raise RdmaStackError("rdma_info ports[%d].device must be a device name such as mlx5_0, got %s %r."
+                                 % (index, type(p["device"]).__name__, p["device"]))
+        found[(p.get("device"), number)] = p
     mismatches: List[str] = []
     seen = set()
     for index, item in enumerate(expected):
         where = "rdma_expect_ports[%d]" % index
         if not isinstance(item, Mapping) or not isinstance(item.get("device"), str):
             raise RdmaStackError("%s must be a dict with at least device (mlx5_0), got %r." % (where, item))
-        unknown = sorted(set(item) - {"device", "port", "state", "rate_gbps", "link_layer"})
+        unknown = sorted(str(k) for k in item if k not in ("device", "port", "state", "rate_gbps", "link_layer"))
         if unknown:
             raise RdmaStackError("%s has unknown keys %s; known: device, port, state, rate_gbps, link_layer."
                                  % (where, unknown))
-        key = (item["device"], int(item.get("port", 1)))
+        input_rules.check("word", where + ".device", item["device"], RdmaStackError)
+        # An HCA port number is one byte (IB ports 1..254); 1 is the first port.
+        input_rules.integer(where + ".port", item.get("port", 1), RdmaStackError, minimum=1, maximum=254)
+        for field in ("state", "link_layer"):
+            if item.get(field) is not None:
+                input_rules.check("word", "%s.%s" % (where, field), item[field], RdmaStackError)
+        if item.get("rate_gbps") is not None:
+            input_rules.number(where + ".rate_gbps", item["rate_gbps"], RdmaStackError, minimum=0, maximum=100000,
+                               exclusive_minimum=True)
+        key = (item["device"], item.get("port", 1))
         if key in seen:
             raise RdmaStackError("%s: %s/%d is expected twice." % (where, key[0], key[1]))
         seen.add(key)
@@ -339,8 +378,11 @@ def port_check(ports: Sequence[Mapping[str, Any]], expected: Any, expect_devices
         for field, want in (("state", item.get("state", "ACTIVE")), ("rate_gbps", item.get("rate_gbps")),
                             ("link_layer", item.get("link_layer"))):
             have = port.get(field)
-            if want is not None and (float(have) != float(want) if field == "rate_gbps" and have is not None
-                                     else have != want):
+            if field == "rate_gbps" and isinstance(have, (int, float)) and not isinstance(have, bool):
+                differ = float(have) != float(want) if want is not None else False
+            else:
+                differ = want is not None and have != want
+            if differ:
                 mismatches.append("%s: %s is %s, expected %s" % (label, field, have, want))
     if not found and expect_devices:
         mismatches.insert(0, "no RDMA devices found, and rdma_expect_devices is true (set it false, with "

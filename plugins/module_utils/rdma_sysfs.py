@@ -31,7 +31,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_parse import
 )
 
 T = TypeVar("T")
-_BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+_BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")  # fullmatch
 
 
 def _read(path: str) -> Optional[str]:
@@ -118,7 +118,7 @@ def read_sysfs(sysfs_root: str) -> Reading:
         if os.path.isdir(device_dir):
             device.numa_node = _value(reading, os.path.join(device_dir, "numa_node"), _numa)
             busid = os.path.basename(os.path.realpath(device_dir)).lower()
-            device.pci_address = busid if _BDF.match(busid) else None
+            device.pci_address = busid if _BDF.fullmatch(busid) else None
         ports_dir = os.path.join(dev_dir, "ports")
         numbers = sorted(int(n) for n in os.listdir(ports_dir) if n.isdigit()) if os.path.isdir(ports_dir) else []
         for number in numbers:

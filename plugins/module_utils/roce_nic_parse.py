@@ -24,9 +24,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_nic import (
 _TRUST = re.compile(r"^\s*Priority trust (?:state|mode):\s*(\S+)", re.M)
 _DCBX = re.compile(r"^\s*DCBX mode:\s*(.+?)\s*$", re.M)
 _CABLE = re.compile(r"^\s*Cable len:\s*(\d+)", re.M)
-_DSCP_ROW = re.compile(r"^\s*prio:\s*(\d)\s+dscp:\s*([\d,\s]*)$")
+_DSCP_ROW = re.compile(r"\s*prio:\s*(\d)\s+dscp:\s*([\d,\s]*)")   # fullmatch, one line
 _TC = re.compile(r"^\s*tc:\s*(\d)\s+ratelimit:\s*([^,]+),\s*tsa:\s*(\w+)(?:,\s*bw:\s*(\d+)%)?")
-_TC_PRIO = re.compile(r"^\s*priority:\s*((?:\d\s*)+)$")
+_TC_PRIO = re.compile(r"\s*priority:\s*((?:\d\s*)+)")   # fullmatch, one line
 
 # /etc/iproute2/rt_dsfield names (as ToS >> 2): CSn = 8n, AFxy = 8x + 2y, EF = 46.
 DSCP_NAMES: Dict[str, int] = {"default": 0, "EF": 46, "VA": 44}
@@ -57,7 +57,7 @@ def parse_mlnx_qos(text: str) -> QosState:
     tcs: Dict[int, Dict[str, object]] = {}
     current_tc: Optional[int] = None
     for i, line in enumerate(lines):
-        row = _DSCP_ROW.match(line)
+        row = _DSCP_ROW.fullmatch(line)
         if row:
             for item in row.group(2).replace(" ", "").split(","):
                 if item:
@@ -72,7 +72,7 @@ def parse_mlnx_qos(text: str) -> QosState:
             tcs[current_tc] = {"ratelimit": tc.group(2).strip(), "tsa": tc.group(3),
                                "bw_percent": int(tc.group(4)) if tc.group(4) else None, "priorities": []}
             continue
-        prio = _TC_PRIO.match(line)
+        prio = _TC_PRIO.fullmatch(line)
         if prio and current_tc is not None:
             tcs[current_tc]["priorities"] = [int(p) for p in prio.group(1).split()]
     if dscp_map:

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import check_port_name
+
 
 class RoceQosError(ValueError):
     """A lossless-class description, host side or headroom that would not give a lossless fabric."""
@@ -46,17 +48,17 @@ RESTORATION_MS = (100, 60000)    # SONiC PFC_WD restoration_time (sonic-pfcwd.ya
 CABLE_M = (1, 100000)            # NVUE qos pfc <profile> cable-length
 HEADROOM_MAX_BYTES = 1 << 24     # 16 MiB: more than any ASIC reserves for one PG; a unit slip
 NVUE_ROCE_QUEUE = 3              # Cumulus RoCE pools and ECN sit on traffic class 3
-PORT_NAMES = {
-    "sonic": (re.compile(r"^Ethernet\d+$"), "Ethernet0, Ethernet8 (config_db PORT names)"),
-    "nvue": (re.compile(r"^swp\d+(s\d+)?$"), "swp1, swp49s0 (Cumulus switch ports)"),
-    "eos": (re.compile(r"^Ethernet\d+(/\d+){0,2}$"), "Ethernet1, Ethernet1/1 (EOS interface names)"),
+PORT_NAMES = {   # applied with fullmatch
+    "sonic": (re.compile(r"Ethernet\d+"), "Ethernet0, Ethernet8 (config_db PORT names)"),
+    "nvue": (re.compile(r"swp\d+(s\d+)?"), "swp1, swp49s0 (Cumulus switch ports)"),
+    "eos": (re.compile(r"Ethernet\d+(/\d+){0,2}"), "Ethernet1, Ethernet1/1 (EOS interface names)"),
 }
 _KEYS = ("priority", "dscp", "queue", "default_priority", "lossless_bandwidth_percent", "ecn",
          "pfc_watchdog", "ports", "headroom")
 _PORT_KEYS = ("name", "speed_gbps", "cable_m")
 # Port keys of gpufleet.cluster.pfc_headroom, so one port list feeds both filters; not used here.
 _HEADROOM_PORT_KEYS = ("mtu", "lossless_mtu", "ns_per_m", "phy_delay_ns", "peer_response_bits", "xon_bytes")
-_CABLE_RE = re.compile(r"^\s*(\d+)\s*m\s*$")
+_CABLE_RE = re.compile(r" *(\d+) *m *")   # fullmatch: no newline or tab
 _HEADROOM_KEYS = ("xoff", "xon", "size")
 
 
@@ -200,18 +202,16 @@ def _ports(value: Any) -> Tuple[Port, ...]:
         if missing:
             raise RoceQosError("%s lacks %s; each port needs name, speed_gbps and cable_m"
                                % (where, ", ".join(missing)))
-        name = data["name"]
-        if not isinstance(name, str) or not name or name != name.strip():
-            raise RoceQosError("%s.name %r is not a port name such as Ethernet0 or swp1" % (where, name))
+        name = check_port_name(where + ".name", data["name"], RoceQosError)
         if any(p.name == name for p in ports):
             raise RoceQosError("%s.name %s is listed twice; list each port once" % (where, name))
         speed = data["speed_gbps"]
-        if isinstance(speed, bool) or speed not in SPEEDS_GBPS:
+        if isinstance(speed, bool) or not isinstance(speed, int) or speed not in SPEEDS_GBPS:
             raise RoceQosError("%s.speed_gbps %r is not an Ethernet speed; use one of %s (Gb/s)"
                                % (where, speed, ", ".join(str(s) for s in SPEEDS_GBPS)))
         cable = data["cable_m"]
-        if isinstance(cable, str) and _CABLE_RE.match(cable):
-            cable = int(_CABLE_RE.match(cable).group(1))  # SONiC CABLE_LENGTH spelling, "5m"
+        if isinstance(cable, str) and _CABLE_RE.fullmatch(cable):
+            cable = int(_CABLE_RE.fullmatch(cable).group(1))  # SONiC CABLE_LENGTH spelling, "5m"
         cable = _int(where + ".cable_m", cable, CABLE_M[0], CABLE_M[1],
                      "whole metres of cable to the peer, as 5 or '5m' (NVUE and SONiC CABLE_LENGTH take "
                      "whole metres)")
@@ -230,8 +230,9 @@ def _from_pfc_headroom(value: List[Any]) -> Dict[str, Any]:
             raise RoceQosError("%s is not a pfc_headroom result (name, xoff_bytes, xon_bytes, headroom_bytes); "
                                "pass the pfc_headroom filter's list or a mapping port -> {xoff, xon, size}" % where)
         name = item["name"]
-        if not isinstance(name, str) or not name:
+        if name is None:
             raise RoceQosError("%s has no port name; give each port a name before pfc_headroom" % where)
+        check_port_name(where + ".name", name, RoceQosError)
         if name in out:
             raise RoceQosError("%s: port %s appears twice in the headroom list" % (where, name))
         out[name] = {"xoff": item["xoff_bytes"], "xon": item["xon_bytes"], "size": item["headroom_bytes"]}
@@ -266,6 +267,11 @@ def _headroom(value: Any, ports: Tuple[Port, ...]) -> Optional[Dict[str, Headroo
                     "bytes kept for data in flight after the pause frame leaves; 0 would drop them")
         xon = _int(where + ".xon", data["xon"], 0, HEADROOM_MAX_BYTES, "bytes, the resume threshold")
         size = _int(where + ".size", data["size"], 0, HEADROOM_MAX_BYTES, "bytes reserved for the PG")
+        if size < xoff + xon:
+            raise RoceQosError(
+                "%s.size %d is below xoff + xon = %d + %d = %d bytes: the PG's buffer must hold the XON reserve and "
+                "the XOFF headroom, or frames in flight after the pause are dropped; use size >= %d (pfc_headroom's "
+                "headroom_bytes)" % (where, size, xoff, xon, xoff + xon, xoff + xon))
         out[name] = Headroom(xoff, xon, size)
     return out
 
@@ -371,7 +377,7 @@ def check_platform(cls: LosslessClass, platform: str) -> None:
     if platform not in PLATFORMS:
         raise RoceQosError("platform %r is not one of %s" % (platform, ", ".join(PLATFORMS)))
     pattern, example = PORT_NAMES[platform]
-    bad = [p.name for p in cls.ports if not pattern.match(p.name)]
+    bad = [p.name for p in cls.ports if not pattern.fullmatch(p.name)]
     if bad:
         raise RoceQosError("ports %s are not %s port names; use names such as %s"
                            % (", ".join(bad), platform, example))

@@ -108,7 +108,7 @@ def render_sonic(cls: LosslessClass) -> Dict[str, Dict[str, Dict[str, str]]]:
 
 
 # ---------------------------------------------------------------- NVUE
-_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_./-]*$")
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")   # fullmatch
 # YAML 1.1 resolves these to booleans/null; NVUE's own dumps quote 'on' and 'off'.
 _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 
@@ -119,7 +119,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     text = str(value)
-    if _PLAIN.match(text) and text.lower() not in _YAML_WORDS:
+    if _PLAIN.fullmatch(text) and text.lower() not in _YAML_WORDS:
         return text
     return "'%s'" % text.replace("'", "''")
 

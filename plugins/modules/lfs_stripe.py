@@ -35,6 +35,7 @@ options:
   path:
     description:
       - The directory whose default layout is managed. It must exist, be a directory and be on Lustre.
+      - An absolute path without control characters (a relative path could be read by C(lfs) as an option).
       - In check mode a missing O(path) is not an error (see the description).
     type: path
     required: true
@@ -158,6 +159,7 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import CONTROL_RE
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout import (
     LayoutError,
     LayoutParseError,
@@ -268,9 +270,18 @@ def _check_path(path, check_mode):
     return True
 
 
+def _checked_path(path):
+    """An absolute path without control characters: lfs reads a relative '-c' as an option, and a newline would
+    split the command shown in messages and results."""
+    if not isinstance(path, str) or not path.startswith("/") or CONTROL_RE.search(path):
+        raise ModuleFailure("path: %r is not allowed; expected the directory's absolute path (starting with '/', no "
+                            "control characters such as a newline)" % (path,))
+    return path
+
+
 def run_module(module):
     params = module.params
-    path, state = params["path"], params["state"]
+    path, state = _checked_path(params["path"]), params["state"]
     exists = _check_path(path, module.check_mode)
     try:
         if state == "absent":

@@ -192,6 +192,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_nic_parse im
     dcb_state, parse_dcb_ets, parse_mlnx_qos,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils import roce_nic_sysfs as nic_sysfs
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 
 ARGUMENT_SPEC = dict(
     devices=dict(type="list", elements="dict", required=True, options=dict(
@@ -248,6 +249,30 @@ def _pick_tool(params, runner):
     raise ModuleFailure("tool %s: %s not found, so trust and PFC cannot be set; install mlnx-tools (mlnx_qos) or "
                         "iproute2 (dcb), point mlnx_qos_command/dcb_command at it, or use tool sysfs to leave trust "
                         "and PFC alone" % (tool, looked))
+
+
+def check_params(params):
+    """Refuse names that would leave sysfs (``../``), split a boot-script line or name another option: the RDMA device
+    a word (mlx5_0), the netdev an interface name, the ports 1-254, the tool commands a word or an absolute path and
+    the roots absolute paths, none with a control character."""
+    for index, entry in enumerate(params["devices"] or []):
+        where = "devices[%d]" % index
+        if entry.get("rdma_device") is not None:
+            input_rules.check("word", where + ".rdma_device", entry["rdma_device"], ModuleFailure)
+        if entry.get("netdev") is not None:
+            input_rules.check("ifname", where + ".netdev", entry["netdev"], ModuleFailure)
+        if entry.get("port") is not None:
+            input_rules.integer(where + ".port", entry["port"], ModuleFailure, minimum=1, maximum=254)
+    for key in ("mlnx_qos_command", "dcb_command"):
+        value = params[key]
+        if not (isinstance(value, str) and value.startswith("/") and not input_rules.CONTROL_RE.search(value)
+                and " " not in value):
+            input_rules.check("word", key, value, ModuleFailure)
+    for key in ("sysfs_root", "configfs_root"):
+        value = params[key]
+        if not isinstance(value, str) or not value.startswith("/") or input_rules.CONTROL_RE.search(value):
+            raise ModuleFailure("%s: %r is not allowed; expected an absolute path without control characters"
+                                % (key, value))
 
 
 def _resolve(entry, sysfs_root):
@@ -414,6 +439,7 @@ def run_module(params, runner, check_mode):
         raise ModuleFailure(str(exc))
     if not params["devices"]:
         raise ModuleFailure("devices is empty: list the RoCE ports as {rdma_device} or {netdev}")
+    check_params(params)
     tool, path = _pick_tool(params, runner)
     resolved = [_resolve(entry, params["sysfs_root"]) for entry in params["devices"]]
     seen = set()

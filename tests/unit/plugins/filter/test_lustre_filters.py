@@ -55,8 +55,11 @@ def test_stripe_count_from_lfs_df_text():
     assert lustre_stripe_count(100 * 1024 * 1024, lfs_df=_reference("lfs-df-h-inactive-osts.iml-vagrant.txt")) == 4
 
 
-def test_stripe_count_minus_one_and_options():
-    assert lustre_stripe_count(GIB, ost_avail_kib=[1000, None]) == -1
+def test_stripe_count_no_eligible_ost_and_options():
+    with pytest.raises(AnsibleFilterError, match=r"lustre_stripe_count: no OST is eligible: none of the 2 OST\(s\) has "
+                                                 r"min_free_kib=262144 KiB available \(the most any active OST has is "
+                                                 r"1000 KiB; 1 inactive\)"):
+        lustre_stripe_count(GIB, ost_avail_kib=[1000, None])
     # -X 1 GiB on 16 x 10 TiB: cap 10485 KiB, 100 MiB -> 10
     assert lustre_stripe_count(100 * 1024 * 1024, ost_avail_kib=[TEN_TIB_KIB] * 16, max_free_kib=1048576) == 10
 

@@ -92,7 +92,7 @@ def test_plain_and_pool_and_path():
 
 @pytest.mark.parametrize("entry, kwargs, message", [
     ({"name": "x", "path": "/mnt/lustre/x"}, {}, r"exactly one of name"),
-    ({"name": "../etc"}, {}, r"must be a relative path below the mount point"),
+    ({"name": "../etc"}, {}, r"name: '../etc' is not allowed; expected a relative path"),
     ({"path": "/scratch/x", "apply": "plain", "stripe_count": 1}, {}, r"is not below a Lustre mount of this client \(/mnt/lustre\)"),
     ({"name": "x", "apply": "raid"}, {}, r"apply 'raid' must be one of stripe_plan, pfl, plain"),
     ({"name": "x", "apply": "stripe_plan", "pattern": "shared_file", "clients": 4, "client_bw_gbs": 1.0}, {},
@@ -100,8 +100,8 @@ def test_plain_and_pool_and_path():
     ({"name": "x", "apply": "pfl"}, {}, r"applies pfl and needs sizes"),
     ({"name": "x", "apply": "plain", "stripe_count": 9}, {}, r"stripe_count 9 must be -1 \(every OST\) or 1-8"),
     ({"name": "x", "apply": "plain", "stripe_count": 1, "stripe_size": 100000}, {}, r"not a multiple of 64 KiB.*Use 131072"),
-    ({"name": "x", "apply": "plain", "stripe_count": 1, "pool": "a pool"}, {}, r"is not an OST pool name"),
-    ({"name": "x", "apply": "plain", "stripe_count": 1, "mode": "rwx"}, {}, r"is not an octal mode"),
+    ({"name": "x", "apply": "plain", "stripe_count": 1, "pool": "a pool"}, {}, r"is not allowed; expected an OST pool name"),
+    ({"name": "x", "apply": "plain", "stripe_count": 1, "mode": "rwx"}, {}, r"is not allowed; expected an octal mode"),
     ({"name": "x", "apply": "pfl", "sizes": {"p50_bytes": -1, "p90_bytes": 1, "max_bytes": 2}}, {}, r"lustre_client_directories\[0\] \(/mnt/lustre/x\): "),
     ({"name": "x", "owner": "root", "apply": "plain", "stripe_count": 1, "colour": "red"}, {}, r"unknown keys \['colour'\]"),
 ])

@@ -27,7 +27,7 @@ HDR = {"peer_credits": 32, "peer_credits_hiw": 16, "concurrent_sends": 64, "cred
 
 def test_canonical_net_adds_the_number():
     assert [canonical_net(n) for n in ("o2ib", "o2ib0", "o2ib1", "tcp", "tcp12")] == ["o2ib0", "o2ib0", "o2ib1", "tcp0", "tcp12"]
-    with pytest.raises(LustreClientError, match="'gni0' is not o2ib<N> or tcp<N>"):
+    with pytest.raises(LustreClientError, match="'gni0' is not allowed; expected an LNet network o2ib<N> or tcp<N>"):
         canonical_net("gni0")
 
 
@@ -42,7 +42,7 @@ def test_networks_checked_and_normalised():
     ([{"net": "o2ib", "interfaces": ["ib0"]}, {"net": "o2ib0", "interfaces": ["ib1"]}], r"o2ib0 is already lustre_client_lnet_networks\[0\]"),
     ([{"net": "o2ib0", "interfaces": []}], r"\(o2ib0\) has no interfaces"),
     ([{"net": "o2ib0", "interfaces": ["ib0"]}, {"net": "tcp0", "interfaces": ["ib0"]}], r"interface ib0 is already in o2ib0"),
-    ([{"net": "o2ib0", "interfaces": ["a-very-long-interface"]}], r"is not a Linux interface name"),
+    ([{"net": "o2ib0", "interfaces": ["a-very-long-interface"]}], r"is not allowed; expected a Linux interface name"),
     ([{"net": "o2ib0", "interfaces": ["ib0"], "cpt": 1}], r"unknown keys \['cpt'\]"),
     ("o2ib0(ib0)", r"must be a list"),
 ])
@@ -95,7 +95,7 @@ def test_lnet_options_refuse_networks():
     for key in ("networks", "ip2nets", "routes"):
         with pytest.raises(LustreClientError, match="would describe LNet's networks a second time"):
             check_lnet_options({key: "o2ib0(ib0)"})
-    with pytest.raises(LustreClientError, match="characters modprobe would split on"):
+    with pytest.raises(LustreClientError, match="modprobe splits on blanks"):
         check_lnet_options({"lnet_peer_discovery_disabled": "1 2"})
 
 

@@ -115,11 +115,11 @@ def test_options_contradicting_the_locking_mode_are_refused(options, flock, mess
 
 
 @pytest.mark.parametrize("change, nets, message", [
-    ({"fsname": "trainingfs"}, ["o2ib0"], r"fsname 'trainingfs' is not a Lustre fsname: 1-8"),
+    ({"fsname": "trainingfs"}, ["o2ib0"], r"fsname: 'trainingfs' is not allowed; expected a Lustre fsname, 1-8"),
     ({"mgs_nids": ["10.0.0.1@tcp"]}, ["o2ib0"], r"NID 10.0.0.1@tcp is on LNet network tcp0, which this client does not have \(o2ib0\)"),
     ({"mgs_nids": []}, ["o2ib0"], r"mgs_nids is empty"),
     ({"mgs_nids": ["10.0.0.1@o2ib", "10.0.0.1@o2ib0"]}, ["o2ib0"], None),   # same text after nothing: accepted
-    ({"path": "mnt/lustre"}, ["o2ib0"], r"must be an absolute, normalised path"),
+    ({"path": "mnt/lustre"}, ["o2ib0"], r"path: 'mnt/lustre' is not allowed; expected an absolute path"),
     ({"path": "/"}, ["o2ib0"], r"other than /"),
     ({"options": ["flock", "localflock"]}, ["o2ib0"], r"pick one locking mode"),
     ({"options": ["retry=3"]}, ["o2ib0"], r"is set by the role: use the mount's retry key"),

@@ -54,7 +54,7 @@ def test_missing_and_extra():
     assert plan["params"][4:] == ["osc.*.checksums=0", "mdc.*.max_rpcs_in_flight=128"]
     with pytest.raises(LustreClientError, match="which lustre_client_tuning already sets"):
         tuning_plan(ISSUE, extra={"osc.*.max_rpcs_in_flight": 8})
-    with pytest.raises(LustreClientError, match="not an lctl parameter"):
+    with pytest.raises(LustreClientError, match="expected an lctl parameter"):
         tuning_plan(ISSUE, extra={"checksums": 0})
 
 

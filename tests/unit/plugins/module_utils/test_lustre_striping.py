@@ -87,10 +87,18 @@ def test_max_free_clips_available_space():
     assert stripe_count_auto(102400, [10 * TIB_KIB] * 16, max_free_kib=GIB_KIB) == 10
 
 
-def test_no_eligible_ost_gives_minus_one():
-    assert stripe_count_auto(50 * GIB_KIB, [1000, 262143]) == -1
-    assert stripe_count_auto(0, [None, None]) == -1
-    assert stripe_count_auto(GIB_KIB, [10 * TIB_KIB], min_free_kib=20 * TIB_KIB) == -1
+@pytest.mark.parametrize("args, kwargs, message", [
+    # issue 13: every OST full (0 KiB free) gave -1 ("all OSTs") instead of an error
+    ((50 * GIB_KIB, [0, 0, 0]), {},
+     r"no OST is eligible: none of the 3 OST\(s\) has min_free_kib=262144 KiB available \(the most any active OST "
+     r"has is 0 KiB; 0 inactive\)"),
+    ((50 * GIB_KIB, [1000, 262143]), {}, r"none of the 2 OST\(s\) .*the most any active OST has is 262143 KiB"),
+    ((0, [None, None]), {}, r"the most any active OST has is none KiB; 2 inactive"),
+    ((GIB_KIB, [10 * TIB_KIB]), {"min_free_kib": 20 * TIB_KIB}, r"has min_free_kib=21474836480 KiB available"),
+])
+def test_no_eligible_ost_is_refused(args, kwargs, message):
+    with pytest.raises(StripingError, match=message):
+        stripe_count_auto(*args, **kwargs)
 
 
 def test_cap_below_1024_kib_floors_to_one_like_lfs_migrate():
@@ -120,14 +128,15 @@ _avail = st.one_of(st.none(), st.integers(0, 20 * TIB_KIB))
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2 ** 44), st.lists(_avail, min_size=1, max_size=40), st.integers(1, 1000),
        st.integers(0, 2 * GIB_KIB))
-def test_count_is_in_range_or_minus_one(size_kib, avail, cap, min_free):
+def test_count_is_in_range_or_refused(size_kib, avail, cap, min_free):
     eligible = [a for a in avail if a is not None and a >= min_free]
     assume(not eligible or min(eligible) // cap > 0)
+    if not eligible:
+        with pytest.raises(StripingError, match="no OST is eligible"):
+            stripe_count_auto(size_kib, avail, cap=cap, min_free_kib=min_free)
+        return
     count = stripe_count_auto(size_kib, avail, cap=cap, min_free_kib=min_free)
-    if eligible:
-        assert 1 <= count <= len(eligible)
-    else:
-        assert count == -1
+    assert 1 <= count <= len(eligible)
 
 
 # ---------------------------------------------------------------- lfs df
@@ -310,10 +319,10 @@ def test_pfl_checkpoint_example_8_osts():
 
 def test_pfl_large_files_and_many_osts():
     layout = pfl_layout({"p50_bytes": 300 * MIB, "p90_bytes": 20 * GIB, "max_bytes": 2 ** 40}, 64,
-                        path="/lustre/my ckpt")
+                        path="/lustre/my_ckpt")
     # E1 = pow2(300M) = 512M; E2 = max(8G, pow2(20G) = 32G) = 32G; E3 = 512G; 1, 4, 16, 64
     assert layout["command"] == ("lfs setstripe -E 512M -c 1 -S 1M -E 32G -c 4 -S 1M -E 512G -c 16 -S 1M "
-                                 "-E -1 -c 64 -S 4M '/lustre/my ckpt'")
+                                 "-E -1 -c 64 -S 4M /lustre/my_ckpt")
 
 
 def test_pfl_248_osts_ladder():
@@ -348,7 +357,8 @@ def test_pfl_percentiles_from_list_nearest_rank():
     ([1], {"ost_count": 0}, r"ost_count is 0"),
     ([1], {"stripe_size": 100000}, r"not a multiple of 64 KiB"),
     ([1], {"last_stripe_size": 5 * GIB}, r"above Lustre's limit of 4 GiB"),
-    ([1], {"path": ""}, r"path must be a non-empty directory path"),
+    ([1], {"path": ""}, r"path: '' is not allowed; expected a relative path"),
+    ([1], {"path": "/lustre/my ckpt"}, r"path: '/lustre/my ckpt' is not allowed; expected an absolute path"),
 ])
 def test_pfl_refuses(sizes, kwargs, message):
     args = {"ost_count": 8}

@@ -102,7 +102,7 @@ def test_field_errors_name_field_value_range_and_fix(data, match):
                                                                  r"got 2\.5; whole metres of cable"),
     ([{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5, "fec": "rs"}], r"ports\[0\]: unknown key\(s\) fec"),
     ([PORTS[0], dict(PORTS[0])], r"ports\[1\]\.name Ethernet0 is listed twice"),
-    ([{"name": " Ethernet0", "speed_gbps": 400, "cable_m": 5}], r"ports\[0\]\.name ' Ethernet0' is not a port name"),
+    ([{"name": " Ethernet0", "speed_gbps": 400, "cable_m": 5}], r"ports\[0\]\.name: ' Ethernet0' is not allowed; expected a switch port name"),
 ])
 def test_port_errors(ports, match):
     _error({"ports": ports}, match)
@@ -149,7 +149,7 @@ def test_headroom_errors(headroom, match):
 def test_headroom_given_twice_must_agree():
     same = parse_lossless_class({"ports": PORTS, "headroom": HEADROOM}, headroom=HEADROOM)
     assert same.headroom["Ethernet0"] == Headroom(122880, 19456, 142336)
-    other = dict(HEADROOM, Ethernet0={"xoff": 1, "xon": 1, "size": 1})
+    other = dict(HEADROOM, Ethernet0={"xoff": 1, "xon": 1, "size": 2})
     _error({"ports": PORTS, "headroom": HEADROOM}, r"given both in the description and as an argument", headroom=other)
 
 
