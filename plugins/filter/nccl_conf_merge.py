@@ -12,7 +12,7 @@ description:
   - Builds the settings of C(/etc/nccl.conf), which NCCL reads in every process (C(KEY=VALUE) per line, split at
     the first C(=), nothing unquoted or stripped; the environment beats the file).
   - The input is the role's own settings, C([{key, value, source}]) in the order to write them; an empty or null
-    value means "not set". Keys must match C(^NCCL_[A-Z0-9_]+$) (the whole key: a trailing newline is refused) and
+    value means "not set". Keys must match C(^NCCL_[A-Z0-9_]+$) (the whole key, so a trailing newline is refused) and
     be a variable NCCL reads (the catalogue of C(NCCL_PARAM) and C(ncclGetEnv) names in NCCL's source, per version;
     an unknown name is refused with the closest known ones). Values are one line of at most 1023 characters
     without control characters or C(#) (NCCL has no inline comment) (strings or integers; booleans are refused,

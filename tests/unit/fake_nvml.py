@@ -14,7 +14,8 @@ retired pages N/A (NOT_SUPPORTED: Hopper remaps rows, and so is the pending stat
 rows. Supported clocks as real NVML gave them on an H100 80GB HBM3 (driver 580.159.04, the recording
 tests/fixtures/reference/outputs/nvml/nvml-calls.h100-80gb-hbm3-x1-vm.580.159.04.json): memory clocks
 [2619, 1593], and with 2619 the graphics clocks 1980 down to 345 MHz in 15 MHz steps (110 clocks). The
-recording does not list the graphics clocks of 1593; the fake gives it the same 110 (an assumption).
+recording does not list the graphics clocks of 1593; the same H100 answered the same 110 when asked later
+(nvmlDeviceGetSupportedGraphicsClocks(h, 1593), driver 580.159.04, 2026-11-26), and so does the fake.
 Graphics clocks for a memory clock the GPU lacks raise NOT_FOUND, as NVML did for 1234.
 
 ``h100_vm()`` is the recorded GPU itself (one H100 in a VM, driver 580.159.04, CUDA 13.0): every getter
