@@ -107,6 +107,9 @@ def dcgm_counters_csv(metrics, extra=None, metrics_name="metrics", extra_name="e
         return counters_csv(metrics, extra, metrics_name, extra_name)
     except DcgmCountersError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise AnsibleFilterError("%s: the metric entries could not be read (%s: %s); each is {name: DCGM_FI_..., "
+                                 "type: gauge|counter|label, help: text}" % (_FQCN, type(exc).__name__, exc))
 
 
 class FilterModule:

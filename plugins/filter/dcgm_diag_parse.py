@@ -57,6 +57,9 @@ def dcgm_diag_parse(text, node=None):
         return dcgm_verdict(text, node)
     except ValidateParseError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the output could not be read (%s: %s); see the filter's documentation for what it takes"
+                                 % (_FQCN, type(exc).__name__, exc))
 
 
 class FilterModule:

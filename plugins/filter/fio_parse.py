@@ -77,6 +77,9 @@ def fio_parse(data, expect=None, nodes=None, direction="read", check=None):
             parsed["check"] = fio_check(parsed, expect, list(nodes or []), direction, check)
     except (ValidateParseError, ExpectationError) as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
+                                 % (_FQCN, type(exc).__name__, exc))
     return parsed
 
 

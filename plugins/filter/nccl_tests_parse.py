@@ -75,6 +75,9 @@ def nccl_tests_parse(text, expect=None, nodes=None, check="nccl_all_reduce"):
             parsed["check"] = nccl_check(parsed, expect, sorted(nodes or parsed["hosts"]), check)
     except (ValidateParseError, ExpectationError) as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
+                                 % (_FQCN, type(exc).__name__, exc))
     return parsed
 
 

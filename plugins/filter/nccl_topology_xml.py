@@ -97,6 +97,9 @@ def nccl_topology_xml(layout):
         return str(render_xml(layout))
     except NcclTopologyError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the layout could not be read (%s: %s); expected {cpus: [{numaid, affinity, "
+                                 "pci: [...]}]} as documented" % (_FQCN, type(exc).__name__, exc))
 
 
 class FilterModule:

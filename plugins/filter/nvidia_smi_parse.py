@@ -12,6 +12,11 @@ description:
   - O(format=q) reads C(nvidia-smi -q) per GPU - power limits, current/application/default application clocks,
     ECC mode and uncorrectable counters, remapped rows, retired pages, temperature and its slowdown/shutdown
     thresholds (absolute, or from the T.Limit margins of 535+ drivers), active clock event reasons.
+  - Power of every driver generation - C(power_draw_w) from C(Power Draw) (before 580) or C(Average Power Draw)
+    (580+, with C(power_draw_instant_w) from C(Instantaneous Power Draw)); C(power_limit_w) the limit set
+    (C(Power Limit), or C(Requested Power Limit) on 535+) and C(power_enforced_limit_w) the limit in force
+    (C(Enforced Power Limit), or C(Current Power Limit) on 535+). The C(gpu_power_limit) check needs both to
+    equal the expectation.
   - O(format=csv) reads C(nvidia-smi --query-gpu=... --format=csv[,nounits]) into dicts keyed by the query names,
     numbers as numbers and C([N/A]) as null.
   - With O(format=q), C(checks) holds validate_report entries - C(gpu_count) (with O(expected_count)),
@@ -81,6 +86,9 @@ def nvidia_smi_parse(text, format="q", node=None, expect=None, expected_count=No
         return {"gpus": gpus, "checks": gpu_checks(gpus, expect, node, expected_count)}
     except (ValidateParseError, ExpectationError) as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
+                                 % (_FQCN, type(exc).__name__, exc))
 
 
 class FilterModule:

@@ -71,6 +71,9 @@ def perftest_parse(text, expect=None, nodes=None, check=None):
             parsed["check"] = perftest_check(parsed, expect, list(nodes or []), check)
     except (ValidateParseError, ExpectationError) as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
+                                 % (_FQCN, type(exc).__name__, exc))
     return parsed
 
 

@@ -101,7 +101,7 @@ _OPTIONS = {
 
 def validate_expect(kind, hardware=None, **options):
     """The expectation of one check kind."""
-    if kind not in _OPTIONS:
+    if not isinstance(kind, str) or kind not in _OPTIONS:
         raise AnsibleFilterError("%s: input must be one of %s, got %r" % (_FQCN, ", ".join(_OPTIONS), kind))
     if not isinstance(hardware, dict):
         raise AnsibleFilterError("%s: hardware must be a dict of the inventory variables (gpufleet_fabric, "
@@ -116,6 +116,9 @@ def validate_expect(kind, hardware=None, **options):
         return expect(kind, hardware, **options)
     except ExpectationError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: kind %s could not read its inputs (%s: %s); see docs/validate.md for the "
+                                 "inventory variables it takes" % (_FQCN, kind, type(exc).__name__, exc))
 
 
 class FilterModule:

@@ -70,6 +70,9 @@ def validate_report(results, cluster=None, generated=None, title=None):
         return report(list(results), cluster=cluster, generated=generated, title=title)
     except ReportError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        raise AnsibleFilterError("%s: the check results could not be read (%s: %s); see the filter's documentation for what it takes"
+                                 % (_FQCN, type(exc).__name__, exc))
 
 
 class FilterModule:

@@ -11,9 +11,12 @@ The file format is the one dcgm-exporter reads with ``-f`` / ``--collectors`` (i
     # DCGM FIELD, Prometheus metric type, help message
     DCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).
 
-dcgm-exporter reads it with Go's ``encoding/csv`` reader (``Comment = '#'``, every record must have
-exactly 3 fields) and trims the spaces around each field. So a help text must not contain a comma
-(a fourth field), a double quote (Go refuses a bare quote in an unquoted field) or a line break.
+dcgm-exporter reads it with Go's ``encoding/csv`` reader (internal/pkg/counters/counter_config.go, ReadCSVFile:
+``csv.NewReader``, ``Comment = '#'``, LazyQuotes off, the first record's field count required of every record), then
+trims the spaces (only ' ') around each field and needs exactly 3 (ExtractCounters). So a help text must not
+contain a comma (a fourth field), a double quote (Go refuses a bare quote in an unquoted field, and a quoted field
+cannot follow the ', ' this file aligns with) or any control character (a line break starts a record of its own).
+Names are matched whole (fullmatch: '$' would let 'DCGM_FI_X\n' through).
 Plain Python, no Ansible import: the filter ``gpufleet.cluster.dcgm_counters_csv`` is a thin face.
 """
 from __future__ import annotations
@@ -22,15 +25,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
-NAME_PATTERN = r"^DCGM_FI_[A-Z0-9_]+$"
+NAME_PATTERN = r"^DCGM_FI_[A-Z0-9_]+$"  # shown in messages; applied as _NAME_RE.fullmatch
 # Prometheus types dcgm-exporter accepts for a DCGM field; `label` turns the field into a label on
 # every other metric (the driver version, say) instead of a series of its own.
 TYPES = ("gauge", "counter", "label")
 ENTRY_KEYS = ("name", "type", "help")
 HELP_MAX = 200
 
-_NAME_RE = re.compile(NAME_PATTERN)
-_FORBIDDEN_HELP = {",": "a comma", '"': "a double quote", "\n": "a line break", "\r": "a carriage return"}
+_NAME_RE = re.compile(r"DCGM_FI_[A-Z0-9_]+")
+_FORBIDDEN_HELP = {",": "a comma", '"': "a double quote"}
+# C0 controls (newline, tab, NUL, ESC ...), DEL, C1 controls and the Unicode line separators (input_rules.CONTROL_RE).
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u0085]")
+TITLE_MAX = 120
 
 HEADER = (
     "# Format",
@@ -67,12 +73,12 @@ def check_counter(entry: Any, where: str) -> Counter:
             "%s has unknown key(s) %s: an entry has exactly %s" % (where, ", ".join(unknown), ", ".join(ENTRY_KEYS)))
     name = entry.get("name")
     label = "%s (%s)" % (where, name) if isinstance(name, str) else where
-    if not isinstance(name, str) or not _NAME_RE.match(name):
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
         raise DcgmCountersError(
             "%s: name %r must match %s (a DCGM field name as dcgm_fields.h and `dcgmi dmon -l` write it, "
             "upper case, e.g. DCGM_FI_DEV_GPU_UTIL); fix the name" % (where, name, NAME_PATTERN))
     kind = entry.get("type")
-    if kind not in TYPES:
+    if not isinstance(kind, str) or kind not in TYPES:
         raise DcgmCountersError(
             "%s: type %r must be one of %s (dcgm-exporter refuses any other); fix the type"
             % (label, kind, ", ".join(TYPES)))
@@ -80,7 +86,12 @@ def check_counter(entry: Any, where: str) -> Counter:
     if not isinstance(text, str) or not text.strip():
         raise DcgmCountersError(
             "%s: help %r must be a non-empty text: Prometheus shows it as the metric's HELP line" % (label, text))
-    text = text.strip()
+    control = _CONTROL_RE.search(text)
+    if control:
+        raise DcgmCountersError(
+            "%s: help %r contains the control character %r (a line break would start a CSV record of its own); "
+            "allowed: one line of printable text without ',' or '\"'" % (label, text, control.group(0)))
+    text = text.strip(" ")
     for char, what in _FORBIDDEN_HELP.items():
         if char in text:
             raise DcgmCountersError(
@@ -92,12 +103,23 @@ def check_counter(entry: Any, where: str) -> Counter:
     return Counter(name, kind, text)
 
 
+def check_title(title: Any, where: str) -> str:
+    """A section title, written as a '# title' comment line: one line of printable text."""
+    if not isinstance(title, str) or not title.strip() or _CONTROL_RE.search(title) or len(title) > TITLE_MAX:
+        raise DcgmCountersError(
+            "%s %r is written as a '# ...' comment line; allowed: non-empty printable text of at most %d characters "
+            "with no control character (a line break would start a record of its own)" % (where, title, TITLE_MAX))
+    return title
+
+
 def merge_counters(metrics: Sequence[Any], extra: Sequence[Any] = (),
                    metrics_name: str = "metrics", extra_name: str = "extra") -> List[Counter]:
     """`metrics` then `extra`, each entry checked; a field named twice is refused (which one wins?)."""
     if not isinstance(metrics, (list, tuple)) or not isinstance(extra, (list, tuple)):
         raise DcgmCountersError("%s and %s must be lists of metric entries, got %s and %s"
                                 % (metrics_name, extra_name, type(metrics).__name__, type(extra).__name__))
+    for what, title in (("metrics_name", metrics_name), ("extra_name", extra_name)):
+        check_title(title, what)
     seen: Dict[str, str] = {}
     out: List[Counter] = []
     for list_name, entries in ((metrics_name, metrics), (extra_name, extra)):

@@ -17,6 +17,7 @@ this file relies on is the public surface of pynvml:
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, List, Optional, Sequence
 
@@ -139,27 +140,24 @@ def nvml_session(nvml: Any) -> Iterator[Any]:
             pass  # the answers are already read; a failing shutdown must not hide them
 
 
+# domain (4 or 8 hex digits, optional), bus, device, function; applied with fullmatch (no trailing newline).
+_BUS_ID = re.compile(r"(?:([0-9a-f]{4}|[0-9a-f]{8}):)?([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])")
+
+
 def sysfs_bus_id(bus_id: str) -> str:
     """A PCI address in the form of /sys/bus/pci/devices: ``00000000:53:00.0`` -> ``0000:53:00.0``.
 
     Accepts NVML's 8-digit domain, sysfs' 4-digit domain, and ``bus:device.function`` (domain 0).
     """
-    value = text(bus_id).strip().lower()
-    parts = value.split(":")
-    try:
-        if len(parts) == 2:
-            domain, bus, rest = 0, parts[0], parts[1]
-        elif len(parts) == 3:
-            domain, bus, rest = int(parts[0], 16), parts[1], parts[2]
-        else:
-            raise ValueError(value)
-        device, function = rest.split(".")
-        numbers = (int(bus, 16), int(device, 16), int(function, 16))
-    except ValueError:
-        raise GpuSettingsError("%r is not a PCI bus id; write it as 0000:53:00.0 (domain:bus:device.function)"
-                               % bus_id) from None
-    if numbers[0] > 0xFF or numbers[1] > 0x1F or numbers[2] > 7:
-        raise GpuSettingsError("%r is not a PCI bus id: bus <= ff, device <= 1f, function <= 7" % bus_id)
+    value = text(bus_id).strip(" ").lower()
+    match = _BUS_ID.fullmatch(value)
+    if match is None:
+        raise GpuSettingsError("%r is not a PCI bus id; write it as 0000:53:00.0 (domain:bus:device.function, hex)"
+                               % (bus_id,))
+    domain = int(match.group(1), 16) if match.group(1) else 0
+    numbers = (int(match.group(2), 16), int(match.group(3), 16), int(match.group(4), 16))
+    if numbers[1] > 0x1F:
+        raise GpuSettingsError("%r is not a PCI bus id: bus <= ff, device <= 1f, function <= 7" % (bus_id,))
     return "%04x:%02x:%02x.%x" % ((domain,) + numbers)
 
 
@@ -190,7 +188,8 @@ def select_gpus(gpus: Sequence[GpuIdentity], selectors: Optional[Sequence[Any]])
     for selector in selectors:
         match = _match(gpus, selector)
         if match is None:
-            unknown.append(str(selector))
+            shown = str(selector)
+            unknown.append(repr(selector) if re.search("[\x00-\x1f\x7f-\x9f]", shown) else shown)
         else:
             chosen.add(match.index)
     if unknown:
@@ -203,8 +202,8 @@ def select_gpus(gpus: Sequence[GpuIdentity], selectors: Optional[Sequence[Any]])
 def _match(gpus: Sequence[GpuIdentity], selector: Any) -> Optional[GpuIdentity]:
     if isinstance(selector, bool):
         return None
-    value = str(selector).strip()
-    if value.isdigit():
+    value = str(selector).strip(" ")
+    if re.fullmatch(r"[0-9]{1,4}", value):
         return next((g for g in gpus if g.index == int(value)), None)
     if value.upper().startswith(("GPU-", "MIG-")):
         return next((g for g in gpus if g.uuid.lower() == value.lower()), None)

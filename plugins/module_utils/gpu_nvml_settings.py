@@ -14,6 +14,8 @@ getter (see docs/gpu-settings.md), so their current value comes from gpu_nvml_st
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -149,16 +151,37 @@ def describe_clocks(values: Sequence[int]) -> str:
 # ---------------------------------------------------------------- reading the task's options
 
 def _is_reset(value: Any) -> bool:
-    return isinstance(value, str) and value.strip().lower() in RESET_WORDS
+    return isinstance(value, str) and value.strip(" ").lower() in RESET_WORDS
+
+
+#: Far above any GPU's clocks and power limits, so that no conversion overflows.
+MAX_MHZ = 100000
+MAX_WATTS = 100000
+# Whole MHz as text (blanks around allowed, nothing else: '2619\n' and '²' are refused), and watts.
+_WHOLE = re.compile(r" *([0-9]{1,9}) *")
+_DECIMAL = re.compile(r" *([0-9]{1,9}(?:\.[0-9]{1,6})?) *")
 
 
 def _mhz(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
-        raise GpuSettingsError("%s must be whole MHz, got %r" % (what, value))
-    number = int(str(value).strip())
-    if number <= 0:
-        raise GpuSettingsError("%s must be above 0 MHz, got %d" % (what, number))
+    match = _WHOLE.fullmatch(value) if isinstance(value, str) else None
+    if isinstance(value, bool) or not (isinstance(value, int) or match):
+        raise GpuSettingsError("%s must be whole MHz (1..%d), got %r" % (what, MAX_MHZ, value))
+    number = int(match.group(1)) if match else value
+    if not 0 < number <= MAX_MHZ:
+        raise GpuSettingsError("%s must be above 0 MHz and at most %d, got %d" % (what, MAX_MHZ, number))
     return number
+
+
+def _watts(value: Any) -> int:
+    """power_limit in W (int, finite float or decimal text) -> milliwatts."""
+    match = _DECIMAL.fullmatch(value) if isinstance(value, str) else None
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) or match):
+        raise GpuSettingsError("power_limit must be watts (for example 500) or 'default', got %r" % (value,))
+    number = float(match.group(1)) if match else value
+    if not math.isfinite(number) or not 0 < number <= MAX_WATTS:
+        raise GpuSettingsError("power_limit must be above 0 W and at most %d W (a finite number), got %r"
+                               % (MAX_WATTS, value))
+    return int(round(number * 1000))
 
 
 def _clock_pair(value: Any, name: str, keys: Tuple[str, str], single_ok: bool) -> Tuple[int, int]:
@@ -188,13 +211,7 @@ def parse_desired(persistence_mode: Optional[bool] = None, power_limit: Any = No
     if _is_reset(power_limit):
         power_default = True
     elif power_limit is not None:
-        try:
-            if isinstance(power_limit, bool):
-                raise ValueError(power_limit)
-            power_mw = int(round(float(power_limit) * 1000))
-        except (TypeError, ValueError):
-            raise GpuSettingsError("power_limit must be watts (for example 500) or 'default', got %r"
-                                   % (power_limit,)) from None
+        power_mw = _watts(power_limit)
         if power_mw <= 0:
             raise GpuSettingsError("power_limit must be above 0 W, got %r" % (power_limit,))
     app, app_default = None, False

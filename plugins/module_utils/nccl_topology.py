@@ -16,6 +16,7 @@ writes that tree with a small writer of our own (xml.etree is used only to parse
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
@@ -81,10 +82,20 @@ ARCHES = {"x86_64": "x86_64", "amd64": "x86_64", "arm64": "arm64", "aarch64": "a
 VENDORS = {"genuineintel": "GenuineIntel", "intel": "GenuineIntel", "authenticamd": "AuthenticAMD",
            "amd": "AuthenticAMD", "centaurhauls": "CentaurHauls", "shanghai": "  Shanghai  "}
 
-_BUSID_RE = re.compile(r"^([0-9a-fA-F]{4}|[0-9a-fA-F]{8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
-_HEXMASK_RE = re.compile(r"^[0-9a-fA-F]{8}(,[0-9a-fA-F]{8})*$")
-_CPULIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
-_SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:GT/s)?\s*(?:PCIe)?$", re.IGNORECASE)
+# All applied with fullmatch ('$' would let a trailing newline through).
+_BUSID_RE = re.compile(r"([0-9a-fA-F]{4}|[0-9a-fA-F]{8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])")
+_HEXMASK_RE = re.compile(r"[0-9a-fA-F]{8}(,[0-9a-fA-F]{8})*")
+_CPULIST_RE = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
+_SPEED_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:GT/s)?\s*(?:PCIe)?", re.IGNORECASE)
+# A guid as NCCL reads it (hex digits, optional 0x), and a latency as a plain decimal (strtof would also take
+# 'nan', 'inf' and '1e3'; only finite plain decimals are written).
+_GUID_RE = re.compile(r"(?:0[xX])?([0-9a-fA-F]{1,16})")
+_LATENCY_RE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")
+#: NCCL reads every integer attribute with strtol into an int (xmlGetAttrInt): at most 2**31 - 1.
+INT_MAX = 2 ** 31 - 1
+#: The largest latency written, in microseconds (a NIC's latency is a few us; a second is far beyond).
+MAX_LATENCY_US = 1e6
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _BAD_VALUE_CHARS = set('"<>&')
 
 
@@ -96,7 +107,7 @@ def _fail(where: str, msg: str) -> NcclTopologyError:
 
 def normalise_busid(value: Any, where: str = "busid") -> str:
     """'0000:3B:00.0' or nvidia-smi's '00000000:3B:00.0' -> '0000:3b:00.0' (NCCL compares busids as strings)."""
-    m = _BUSID_RE.match(value.strip()) if isinstance(value, str) else None
+    m = _BUSID_RE.fullmatch(value.strip(" ")) if isinstance(value, str) else None
     if m is None or int(m.group(1), 16) > 0xFFFF or int(m.group(3), 16) > 0x1F:
         raise _fail(where, "busid %r is not a PCI address; NCCL needs dddd:bb:dd.f in hex (domain <= ffff, "
                            "device 00-1f, function 0-7), e.g. '0000:3b:00.0'" % (value,))
@@ -110,15 +121,65 @@ def parse_int(value: Any, where: str, lo: Optional[int] = None, hi: Optional[int
         raise _fail(where, "got boolean %r; write a number" % (value,))
     if isinstance(value, int):
         n = int(value)
-    elif isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+    elif isinstance(value, str) and re.fullmatch(r" *-?\d+ *", value):
         n = int(value)
-    elif isinstance(value, str) and re.fullmatch(r"\s*0[xX][0-9a-fA-F]+\s*", value):
+    elif isinstance(value, str) and re.fullmatch(r" *0[xX][0-9a-fA-F]+ *", value):
         n = int(value, 16)
     else:
         raise _fail(where, "%r is not an integer; write e.g. 16 or '0x10'" % (value,))
     if (lo is not None and n < lo) or (hi is not None and n > hi):
         raise _fail(where, "%d is outside %s..%s" % (n, lo, hi))
     return n
+
+
+def guid_value(text: str) -> int:
+    """The number NCCL makes of a guid attribute's text: hexadecimal, with or without 0x.
+
+    NCCL reads guid in ncclTopoAddNet (src/graph/topo.cc), not with xml.h's xmlGetAttrUint64 (strtoull base 0):
+    up to v2.27.7-1 with sscanf(str, "0x%lx", &asic), which needs the 0x and leaves asic at 0 without it; from
+    v2.28.7-1 (commit ae7aed19) with strtoull(str, NULL, 16), which reads '10' as 0x10 = 16 and takes '0x10' alike.
+    NCCL writes it with '%#lx' (xmlInitAttrUint64, src/graph/xml.h). So a bare '10' (AWS's p5.48xl file writes
+    0..31) is sixteen to every NCCL that reads it, and is written as 0x10, which every version reads the same.
+    """
+    match = _GUID_RE.fullmatch(text.strip(" "))
+    if match is None:
+        raise ValueError(text)
+    return int(match.group(1), 16)
+
+
+def format_guid(value: Any, where: str) -> str:
+    """A guid as NCCL reads it (guid_value) -> '0x..' (lower case). A YAML integer is that number (10 -> 0xa); a
+    string is read as NCCL reads it, hexadecimal ('10' -> 0x10)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value <= 2 ** 64 - 1:
+            raise _fail(where, "guid %d is outside 0..2**64-1" % value)
+        return "0x%x" % value
+    try:
+        return "0x%x" % guid_value(value)
+    except (TypeError, ValueError, AttributeError):
+        raise _fail(where, "guid %r is not a 64-bit id; allowed: an integer, or up to 16 hex digits with or without "
+                           "0x (NCCL reads the text as hexadecimal: '10' is 0x10)" % (value,))
+
+
+def format_latency(value: Any, where: str) -> str:
+    """latency (microseconds, read with strtof): a finite plain decimal 0..MAX_LATENCY_US, written as given."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _fail(where, "latency %r is not a number; allowed: a decimal 0..%g (microseconds)"
+                    % (value, MAX_LATENCY_US))
+    if isinstance(value, str):
+        text = value.strip(" ")
+        if not _LATENCY_RE.fullmatch(text):
+            raise _fail(where, "latency %r is not a plain decimal; allowed: digits with an optional fraction, "
+                               "0..%g (microseconds; no nan, inf or exponent)" % (value, MAX_LATENCY_US))
+        number = float(text)
+    else:
+        number = float(value)
+        text = repr(number) if isinstance(value, float) else str(value)
+    if not math.isfinite(number) or not 0 <= number <= MAX_LATENCY_US:
+        raise _fail(where, "latency %r is not a finite number 0..%g (microseconds)" % (value, MAX_LATENCY_US))
+    if "e" in text.lower():
+        text = ("%.9f" % number).rstrip("0").rstrip(".")
+    return text
 
 
 def normalise_hex_id(value: Any, where: str) -> str:
@@ -180,7 +241,7 @@ def normalise_link_speed(value: Any, where: str = "link_speed") -> str:
         if text in SPEED_STRINGS.values() or text in LEGACY_SPEED_STRINGS:
             return text
         gen = re.fullmatch(r"gen\s*([1-6])", text, re.IGNORECASE)
-        m = _SPEED_RE.match(text)
+        m = _SPEED_RE.fullmatch(text)
         if gen:
             gts = GEN_GTS[int(gen.group(1))]
         elif m:
@@ -248,13 +309,13 @@ def parse_affinity(value: Any, where: str = "affinity") -> Tuple[int, Optional[s
     """
     if isinstance(value, str):
         text = value.strip()
-        if _HEXMASK_RE.match(text):
+        if _HEXMASK_RE.fullmatch(text):
             mask = int(text.replace(",", ""), 16)
             if mask >> MAX_CPUS:
                 raise _fail(where, "cpumap %r has CPUs beyond %d; NCCL's cpu_set_t holds %d"
                             % (value, MAX_CPUS - 1, MAX_CPUS))
             return mask, text.lower()
-        if _CPULIST_RE.match(text):
+        if _CPULIST_RE.fullmatch(text):
             return parse_cpulist(text, where), None
         if re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
             value = int(text, 16)
@@ -274,6 +335,10 @@ def parse_affinity(value: Any, where: str = "affinity") -> Tuple[int, Optional[s
 def _check_keys(node: Any, tag: str, where: str) -> Dict[str, Any]:
     if not isinstance(node, dict):
         raise _fail(where, "a %s must be a mapping, got %s" % (tag, type(node).__name__))
+    for key, value in node.items():
+        if isinstance(value, str) and _CONTROL_RE.search(value):
+            raise _fail(where, "%s %r holds a control character (a newline, tab ...); NCCL reads the value raw. "
+                               "Allowed: printable characters only" % (key, value))
     allowed = ATTRS.get(tag, ()) + CHILDREN.get(tag, ())
     unknown = sorted(str(k) for k in node if k not in allowed)
     if unknown:
@@ -322,21 +387,19 @@ def _scalar(tag: str, key: str, value: Any, where: str) -> str:
         return "1"
     if key in ("gdr", "coll"):
         return str(parse_int(value, w, 0, 1, allow_bool=True))
+    if isinstance(value, str) and _CONTROL_RE.search(value):
+        raise _fail(w, "%r holds a control character (a newline, tab ...); NCCL reads the value raw. Allowed: "
+                       "printable characters only" % (value,))
     if key == "guid":
-        return "0x%x" % parse_int(value if not isinstance(value, str) or value.lower().startswith("0x")
-                                  else "0x" + value, w, 0, 2 ** 64 - 1)
+        return format_guid(value, w)
     if key == "latency":
-        try:
-            float(value)
-        except (TypeError, ValueError):
-            raise _fail(w, "latency %r is not a number" % (value,))
-        return value.strip() if isinstance(value, str) else repr(float(value))
+        return format_latency(value, w)
     if key in ("name", "host_hash", "arch", "vendor"):
         if not isinstance(value, (str, int)) or isinstance(value, bool) or str(value) == "":
             raise _fail(w, "%r must be a non-empty string" % (value,))
         return _check_value(where, key, str(value))
     lo = -1 if key == "numaid" else 0
-    return str(parse_int(value, w, lo))
+    return str(parse_int(value, w, lo, INT_MAX))
 
 
 def _attrs(tag: str, node: Dict[str, Any], where: str) -> Dict[str, str]:
@@ -516,7 +579,9 @@ def layout_from_xml(text: str) -> Dict[str, Any]:
 def _canonical_value(tag: str, key: str, value: str) -> Any:
     if key in ("busid", "target"):
         return value.lower()
-    if key in ("class", "tclass", "device", "subsystem_vendor", "subsystem_device", "guid") or (
+    if key == "guid":
+        return guid_value(value)  # as NCCL reads it, see guid_value
+    if key in ("class", "tclass", "device", "subsystem_vendor", "subsystem_device") or (
             key == "vendor" and tag == "pci"):
         return int(value, 16)
     if key == "link_speed":

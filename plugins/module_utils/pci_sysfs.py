@@ -37,7 +37,7 @@ class PciSysfsError(NcclTopologyError):
 
 NVIDIA_VENDOR = 0x10DE
 GPU_CLASSES = (0x0302, 0x0300)  # 3D controller, VGA controller (class >> 8)
-_BDF_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]$")
+_BDF_RE = re.compile(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]")  # fullmatch
 # NCCL's default when a link speed is unreadable (kvDictPciGen fallback 60 = 8 GT/s per lane).
 FALLBACK_SPEED = "8.0 GT/s PCIe"
 FALLBACK_WIDTH = 16  # NCCL: "Width is 0 if the device is not present" -> 16
@@ -89,7 +89,7 @@ class Scan:
 
 def is_bdf(name: str) -> bool:
     """NCCL's checkBDFFormat: exactly 'dddd:bb:dd.f' in hex."""
-    return bool(_BDF_RE.match(name))
+    return bool(_BDF_RE.fullmatch(name))
 
 
 def nccl_parent_index(chain: Tuple[str, ...], index: int) -> Optional[int]:

@@ -13,6 +13,8 @@ gpu_tuning_node_profile. Every expectation is {kind, applicable, value, unit, co
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any, Dict, List, Optional
 
 # perftest bandwidth floor: 90 % of the link's data rate (IB HDR 4x: 4 lanes x 50 Gb/s = 200 Gb/s of data).
@@ -50,21 +52,49 @@ def _dict(hardware: Dict[str, Any], name: str, required: bool = True) -> Dict[st
     return value
 
 
+# A number as an inventory gives it: int, float, or its decimal text (a templated value arrives as a string).
+# Applied with fullmatch: 'nan', 'inf', '1e400' and '8\n' are not numbers here.
+_DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12})?")
+_WHOLE = re.compile(r"[0-9]{1,9}")
+#: Upper bounds of a threshold's inputs: far above any real hardware, low enough that no product overflows.
+MAX_NUMBER = 1e7
+MIN_NUMBER = 1e-3
+MIN_FRACTION = 0.01
+MAX_COUNT = 100000
+
+
+def positive_number(value: Any, name: str, maximum: float = MAX_NUMBER) -> float:
+    """A finite number MIN_NUMBER..maximum (int, float or decimal text); NaN, infinity, 0, negatives, booleans
+    and anything else are refused, naming ``name``, the value and what is allowed."""
+    number: Any = value
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        number = float(value)
+    if (isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number)
+            or not MIN_NUMBER <= number <= maximum):
+        raise ExpectationError("%s is %r, expected a finite number > 0 (%s..%s; NaN, infinity, 0 and negative "
+                               "numbers would make every run pass or every run fail)"
+                               % (name, value, _fmt(MIN_NUMBER), _fmt(maximum)))
+    return float(number)
+
+
+def count(value: Any, name: str, minimum: int = 0, maximum: int = MAX_COUNT) -> int:
+    """A whole number minimum..maximum (int or digit text); 'eight', 8.5, True are refused."""
+    number: Any = value
+    if isinstance(value, str) and _WHOLE.fullmatch(value):
+        number = int(value)
+    if isinstance(number, bool) or not isinstance(number, int) or not minimum <= number <= maximum:
+        raise ExpectationError("%s is %r, expected a whole number %d..%d" % (name, value, minimum, maximum))
+    return number
+
+
 def _positive(container: Dict[str, Any], key: str, where: str) -> float:
-    value = container.get(key)
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ExpectationError("%s.%s is %r, expected a number > 0" % (where, key, value))
-    return float(value)
+    return positive_number(container.get(key), "%s.%s" % (where, key))
 
 
 def _fraction(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ExpectationError("%s is %r, expected a fraction in (0, 1], e.g. 0.9" % (name, value))
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or not MIN_FRACTION <= value <= 1):
+        raise ExpectationError("%s is %r, expected a fraction in [%s, 1], e.g. 0.9" % (name, value, _fmt(MIN_FRACTION)))
     return float(value)
 
 
@@ -80,7 +110,9 @@ def _port_rate(rdma_info: Any, device: Optional[str]) -> Optional[Dict[str, Any]
         raise ExpectationError("rdma_info must be the rdma_info module's result or its ports list, got %s"
                                % type(rdma_info).__name__)
     active = [port for port in ports if isinstance(port, dict) and port.get("state") == "ACTIVE"
-              and isinstance(port.get("rate_gbps"), (int, float)) and (device is None or port.get("device") == device)]
+              and isinstance(port.get("rate_gbps"), (int, float)) and not isinstance(port.get("rate_gbps"), bool)
+              and math.isfinite(port["rate_gbps"]) and port["rate_gbps"] > 0
+              and (device is None or port.get("device") == device)]
     if not active:
         return None
     slowest = min(active, key=lambda port: port["rate_gbps"])
@@ -97,7 +129,11 @@ def expect_rdma(hardware: Dict[str, Any], rdma_info: Any = None, device: Optiona
         return na(name, "RDMA HCAs (gpufleet_hardware.rdma_hcas is 0)")
     fabric = _dict(hardware, "gpufleet_fabric")
     kind = fabric.get("kind")
-    if kind not in LATENCY_CEILING_US:
+    if device is not None and not isinstance(device, str):
+        raise ExpectationError("device is %r, expected an RDMA device name such as mlx5_0" % (device,))
+    if not isinstance(bidirectional, bool):
+        raise ExpectationError("bidirectional is %r, expected true or false" % (bidirectional,))
+    if not isinstance(kind, str) or kind not in LATENCY_CEILING_US:
         raise ExpectationError("gpufleet_fabric.kind is %r, expected infiniband or roce" % kind)
     if metric == "lat":
         ceiling = LATENCY_CEILING_US[kind]
@@ -135,14 +171,15 @@ def expect_nccl(hardware: Dict[str, Any], nodes: Optional[int] = None, fraction:
                 nvlink: Optional[float] = None, rdma_info: Any = None) -> Dict[str, Any]:
     """busbw floor of all_reduce_perf at the largest size over `nodes` nodes of gpufleet_hardware.gpus GPUs."""
     node = _dict(hardware, "gpufleet_hardware")
-    gpus = int(node.get("gpus") or 0)
+    gpus = count(node.get("gpus") or 0, "gpufleet_hardware.gpus", 0, 1024)
     if gpus < 1:
         return na("nccl", "GPUs (gpufleet_hardware.gpus is 0)")
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-        raise ExpectationError("nodes is %r, expected the number of nodes in the run (an integer >= 1)" % nodes)
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_COUNT:
+        raise ExpectationError("nodes is %r, expected the number of nodes in the run (an integer 1..%d)"
+                               % (nodes, MAX_COUNT))
     fraction = _fraction(fraction, "fraction")
     model = str(node.get("gpu_model", ""))
-    link = nvlink if nvlink is not None else nvlink_gbs(model)
+    link = positive_number(nvlink, "nvlink_gbs", 100000) if nvlink is not None else nvlink_gbs(model)
     if link is None:
         raise ExpectationError("no NVLink bandwidth known for gpufleet_hardware.gpu_model %r (known: %s); pass "
                                "nvlink_gbs=<per-GPU unidirectional GB/s>" % (model, ", ".join(sorted(NVLINK_GBS))))
@@ -153,7 +190,7 @@ def expect_nccl(hardware: Dict[str, Any], nodes: Optional[int] = None, fraction:
         rate = expect_rdma(hardware, rdma_info=rdma_info, fraction=1.0)
         if not rate["applicable"]:
             return na("nccl", "RDMA HCAs for a %d-node run (gpufleet_hardware.rdma_hcas is 0)" % nodes)
-        nics = int(_positive(node, "rdma_hcas", "gpufleet_hardware"))
+        nics = count(node.get("rdma_hcas"), "gpufleet_hardware.rdma_hcas", 1, 1024)
         network = nics * rate["inputs"]["rate_gbps"] / 8
         parts.append("network bound %d HCAs x %s Gb/s / 8 = %s GB/s per node (a ring crosses each node boundary "
                      "over all HCAs at once)" % (nics, _fmt(rate["inputs"]["rate_gbps"]), _fmt(network)))
@@ -177,7 +214,7 @@ def expect_lustre(hardware: Dict[str, Any], fraction: float = LUSTRE_FRACTION) -
                   else "Lustre file system (gpufleet_lustre is not set)")
     plan = _dict(hardware, "gpufleet_plan_lustre")
     fraction = _fraction(fraction, "fraction")
-    osts = _positive(lustre, "osts", "gpufleet_lustre")
+    osts = count(lustre.get("osts"), "gpufleet_lustre.osts", 1)
     ost_bw = _positive(plan, "ost_bw_gbs", "gpufleet_plan_lustre")
     oss = lustre.get("oss")
     total = osts * ost_bw
@@ -192,8 +229,12 @@ def expect_lustre(hardware: Dict[str, Any], fraction: float = LUSTRE_FRACTION) -
 
 def expect_filesystem(min_gbs: Any, path: Optional[str] = None) -> Dict[str, Any]:
     """A local mount's read floor (the lab's stand-in for Lustre): given, not derived."""
-    if isinstance(min_gbs, bool) or not isinstance(min_gbs, (int, float)) or min_gbs <= 0:
-        raise ExpectationError("min_gbs is %r, expected the floor in GB/s (a number > 0)" % (min_gbs,))
+    if (isinstance(min_gbs, bool) or not isinstance(min_gbs, (int, float)) or not math.isfinite(min_gbs)
+            or not MIN_NUMBER <= min_gbs <= MAX_NUMBER):
+        raise ExpectationError("min_gbs is %r, expected the floor in GB/s (a finite number > 0, %s..%s)"
+                               % (min_gbs, _fmt(MIN_NUMBER), _fmt(MAX_NUMBER)))
+    if path is not None and not isinstance(path, str):
+        raise ExpectationError("path is %r, expected the mount's path" % (path,))
     return {"kind": "filesystem", "applicable": True, "value": float(min_gbs), "unit": "GB/s", "compare": ">=",
             "derivation": "read from %s at least %s GB/s (min_gbs, set for the lab's local disk)"
                           % (path or "the local mount", _fmt(min_gbs)), "inputs": {"path": path}}
@@ -210,7 +251,7 @@ def expect_gpu(hardware: Dict[str, Any], model: Optional[str] = None) -> Dict[st
     if node_profile:
         profile, source = dict(node_profile), "gpu_tuning_node_profile"
     else:
-        if model is None:
+        if model is None or not isinstance(model, str):
             raise ExpectationError("model is required unless gpu_tuning_node_profile is set (the GPU name as "
                                    "nvidia-smi prints it, e.g. 'NVIDIA H100 80GB HBM3')")
         profile = dict(profiles.get(model) or {})
@@ -219,16 +260,14 @@ def expect_gpu(hardware: Dict[str, Any], model: Optional[str] = None) -> Dict[st
         if not profile:
             return na("gpu", "gpu_tuning profile for %r (only persistence mode is set)" % model, {"model": model})
     power = profile.get("power_limit_w")
-    if isinstance(power, str) and power != "default":
-        try:
-            power = float(power)
-        except ValueError:
-            raise ExpectationError("%s.power_limit_w is %r, expected watts or default" % (source, power))
+    if power is not None and power != "default":
+        power = positive_number(power, "%s.power_limit_w (watts or default)" % source, 10000)
     clocks = profile.get("application_clocks")
     if isinstance(clocks, (list, tuple)):
         if len(clocks) != 2:
             raise ExpectationError("%s.application_clocks is %r, expected [memory_mhz, graphics_mhz]" % (source, clocks))
-        clocks = {"memory": int(clocks[0]), "graphics": int(clocks[1])}
+        clocks = {"memory": count(clocks[0], "%s.application_clocks[0] (memory MHz)" % source, 1),
+                  "graphics": count(clocks[1], "%s.application_clocks[1] (graphics MHz)" % source, 1)}
     elif clocks not in (None, "default"):
         raise ExpectationError("%s.application_clocks is %r, expected [memory_mhz, graphics_mhz] or default"
                                % (source, clocks))
@@ -250,6 +289,8 @@ def expect(kind: str, hardware: Dict[str, Any], **options: Any) -> Dict[str, Any
     if not isinstance(hardware, dict):
         raise ExpectationError("hardware is %s, expected a dict of the inventory variables "
                                "(gpufleet_fabric, gpufleet_hardware, ...)" % type(hardware).__name__)
+    if not isinstance(kind, str):
+        raise ExpectationError("kind is %r, expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu" % (kind,))
     if kind == "rdma":
         return expect_rdma(hardware, **options)
     if kind == "rdma_lat":

@@ -14,7 +14,10 @@ validation run expects an idle or just-loaded GPU well below it.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, List, Optional
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
 
 SHUTDOWN_MARGIN_C = 5
 POWER_TOLERANCE_W = 1.0   # nvidia-smi prints 700.00 W; NVML rounds milliwatts
@@ -34,13 +37,23 @@ def _power(gpus: List[Dict[str, Any]], expect: Dict[str, Any], node: Optional[st
     wanted = expect.get("power_limit_w")
     if wanted is None:
         return None
+    if wanted != "default" and (isinstance(wanted, bool) or not isinstance(wanted, (int, float))
+                                or not math.isfinite(wanted) or wanted <= 0):
+        raise ExpectationError("expect.power_limit_w is %r, expected watts (a finite number > 0) or default, as "
+                               "validate_expect kind gpu returns it" % (wanted,))
     bad, seen = [], []
     for gpu in gpus:
         target = gpu.get("power_default_limit_w") if wanted == "default" else float(wanted)
+        # power_limit_w is the limit set (nvidia-smi -pl, gpu_tuning), power_enforced_limit_w the one in force after
+        # every limiter (nvidia-smi's 'Current Power Limit'); both must be the profile's.
         have = gpu.get("power_limit_w")
-        seen.append(have)
+        enforced = gpu.get("power_enforced_limit_w")
+        seen.append(enforced if enforced is not None else have)
         if have is None or target is None or abs(have - target) > POWER_TOLERANCE_W:
             bad.append("%s: power limit %s W, expected %s W" % (_label(gpu), have, target))
+        elif enforced is not None and abs(enforced - target) > POWER_TOLERANCE_W:
+            bad.append("%s: power limit %s W but %s W enforced (another limiter caps it), expected %s W"
+                       % (_label(gpu), have, enforced, target))
     measured = min((value for value in seen if value is not None), default=None)
     expected = wanted if wanted == "default" else float(wanted)
     return _result("gpu_power_limit", node, bad, measured, expected, "W",

@@ -16,7 +16,7 @@ from typing import Optional, Union
 
 Number = Union[int, float]
 
-_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")  # fullmatch: no trailing newline
 
 
 class ValidateParseError(ValueError):
@@ -32,12 +32,12 @@ class ValidateParseError(ValueError):
 
 
 def is_number(token: str) -> bool:
-    return bool(_NUMBER.match(token))
+    return isinstance(token, str) and bool(_NUMBER.fullmatch(token))
 
 
 def number(token: str) -> Number:
     """'20000' -> 20000, '24056.72' -> 24056.72, '7e-07' -> 7e-07 (int when the text is an integer)."""
-    if re.match(r"^[+-]?\d+$", token):
+    if re.fullmatch(r"[+-]?\d+", token):
         return int(token)
     return float(token)
 

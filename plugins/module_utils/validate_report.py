@@ -19,6 +19,8 @@ import math
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_report_html import render_html
 
 SCHEMA = "gpufleet.validate/v1"
@@ -45,6 +47,8 @@ def _scalar(value: Any, where: str) -> Any:
 
 def _compare(measured: Any, expect: Dict[str, Any]) -> bool:
     op, value = expect.get("compare"), expect.get("value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ReportError("expected.value is %r, expected a finite number to compare the measurement with" % (value,))
     if op == ">=":
         return measured >= value
     if op == "<=":
@@ -52,6 +56,14 @@ def _compare(measured: Any, expect: Dict[str, Any]) -> bool:
     if op == "==":
         return measured == value
     raise ReportError("expected.compare is %r, expected >=, <= or ==" % (op,))
+
+
+_NODE_ALLOWED = "a host name or Slurm node name: letters, digits, '.', '_' and '-'; it becomes scontrol's nodename="
+
+
+def _node_name(value: Any) -> bool:
+    """A node is drained by name (scontrol update nodename=<node>): no ',', blank, '=', bracket or control."""
+    return input_rules.is_valid("hostname", value) or input_rules.is_valid("slurm_name", value)
 
 
 def normalise(entry: Any, index: int) -> Dict[str, Any]:
@@ -67,11 +79,11 @@ def normalise(entry: Any, index: int) -> Dict[str, Any]:
         raise ReportError("%s.check is %r, expected the check's name" % (where, check))
     where = "%s (%s)" % (where, check)
     nodes = entry.get("nodes")
-    if nodes is not None and (not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes)):
-        raise ReportError("%s.nodes is %r, expected a list of node names" % (where, nodes))
+    if nodes is not None and (not isinstance(nodes, list) or not all(_node_name(n) for n in nodes)):
+        raise ReportError("%s.nodes is %r, expected a list of node names (%s)" % (where, nodes, _NODE_ALLOWED))
     node = entry.get("node")
-    if node is not None and not isinstance(node, str):
-        raise ReportError("%s.node is %r, expected a node name or null" % (where, node))
+    if node is not None and not _node_name(node):
+        raise ReportError("%s.node is %r, expected a node name (%s) or null" % (where, node, _NODE_ALLOWED))
     expected = entry.get("expected")
     status = entry.get("status")
     derivation = entry.get("derivation")

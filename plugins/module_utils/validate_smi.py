@@ -24,9 +24,20 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError, is_number
 
-_GPU_HEADER = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])$")
-_KEY_VALUE = re.compile(r"^(\S.*?)\s+: ?(.*)$")
-_VALUE = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:C|W|MHz|%|MiB)?$")
+# Applied with fullmatch ('$' would let a trailing newline through).
+_GPU_HEADER = re.compile(r"GPU ([0-9A-Fa-f]{4,8}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])")
+_KEY_VALUE = re.compile(r"(\S.*?)\s+: ?(.*)")
+_VALUE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:C|W|MHz|%|MiB)?")
+_QUERY_NAME = re.compile(r"[a-z][a-z0-9_.]*")
+
+# The power section's keys by driver generation. Before 530 ('Power Readings'): Power Draw, Power Limit (the
+# management limit), Enforced Power Limit. 535 ('GPU Power Readings'): Power Draw, Requested Power Limit (the
+# management limit nvidia-smi -pl sets), Current Power Limit (the limit enforced after every limiter). 580 (the
+# H100 recording of 580.159.04): 'Power Draw' split into Average Power Draw (what power.draw reports) and
+# Instantaneous Power Draw; the limits as on 535.
+_POWER_DRAW = ("Power Draw", "Average Power Draw")
+_POWER_LIMIT = ("Power Limit", "Requested Power Limit", "Current Power Limit")
+_POWER_ENFORCED = ("Enforced Power Limit", "Current Power Limit")
 
 
 class NvidiaSmiParseError(ValidateParseError):
@@ -65,7 +76,7 @@ def _tree(text: str) -> _Node:
         if not line.strip() or line.startswith("====="):
             continue
         indent = len(line) - len(line.lstrip(" "))
-        match = _KEY_VALUE.match(line.strip())
+        match = _KEY_VALUE.fullmatch(line.strip())
         key, value = (match.group(1), match.group(2).strip()) if match else (line.strip(), None)
         while stack[-1][0] >= indent:
             stack.pop()
@@ -76,13 +87,22 @@ def _tree(text: str) -> _Node:
 
 
 def _num(value: Optional[str]) -> Optional[float]:
-    match = _VALUE.match(value.strip()) if value else None
+    match = _VALUE.fullmatch(value.strip()) if value else None
     return float(match.group(1)) if match else None
 
 
 def _int(value: Optional[str]) -> Optional[int]:
     found = _num(value)
     return None if found is None else int(found)
+
+
+def _first(node: _Node, keys: Tuple[str, ...]) -> Optional[float]:
+    """The first of ``keys`` that holds a number (N/A is skipped)."""
+    for key in keys:
+        found = _num(node.get(key))
+        if found is not None:
+            return found
+    return None
 
 
 def _yes(value: Optional[str]) -> Optional[bool]:
@@ -143,11 +163,12 @@ def _gpu(index: int, bus_id: str, node: _Node) -> Dict[str, Any]:
         "name": node.get("Product Name"),
         "uuid": node.get("GPU UUID"),
         "persistence_mode": node.get("Persistence Mode"),
-        "power_limit_w": _num(power.get("Current Power Limit") or power.get("Power Limit")),
-        "power_enforced_limit_w": _num(power.get("Enforced Power Limit")),
+        "power_limit_w": _first(power, _POWER_LIMIT),
+        "power_enforced_limit_w": _first(power, _POWER_ENFORCED),
         "power_default_limit_w": _num(power.get("Default Power Limit")),
         "power_max_limit_w": _num(power.get("Max Power Limit")),
-        "power_draw_w": _num(power.get("Power Draw")),
+        "power_draw_w": _first(power, _POWER_DRAW),
+        "power_draw_instant_w": _num(power.get("Instantaneous Power Draw")),
         "clocks_mhz": {"graphics": _int(node.get("Clocks", "Graphics")), "memory": _int(node.get("Clocks", "Memory"))},
         "application_clocks_mhz": {"graphics": _int(node.get("Applications Clocks", "Graphics")),
                                    "memory": _int(node.get("Applications Clocks", "Memory"))},
@@ -172,7 +193,7 @@ def parse_nvidia_smi_q(text: str) -> List[Dict[str, Any]]:
         raise NvidiaSmiParseError("expected the text of nvidia-smi -q, got %s" % type(text).__name__)
     gpus: List[Dict[str, Any]] = []
     for key, node in _tree(text).children.items():
-        match = _GPU_HEADER.match(key)
+        match = _GPU_HEADER.fullmatch(key)
         if match:
             domain, bus, device, function = match.groups()
             bus_id = "%04x:%s:%s.%s" % (int(domain, 16), bus.lower(), device.lower(), function)
@@ -195,7 +216,7 @@ def parse_query_gpu_csv(text: str) -> List[Dict[str, Any]]:
         raise NvidiaSmiParseError("empty output (expected a CSV header line from --format=csv)")
     header_no, header = lines[0]
     names = [re.sub(r"\s*\[[^\]]*\]$", "", name.strip()) for name in next(csv.reader(io.StringIO(header)))]
-    if not all(re.match(r"^[a-z][a-z0-9_.]*$", name) for name in names):
+    if not all(_QUERY_NAME.fullmatch(name) for name in names):
         raise NvidiaSmiParseError("not a --query-gpu header (expected names such as name, pci.bus_id, "
                                   "power.limit [W]; use --format=csv, not noheader)", header_no, header)
     rows: List[Dict[str, Any]] = []
@@ -214,6 +235,6 @@ def _csv_value(cell: str) -> Any:
     parts = cell.split()
     if len(parts) == 2 and is_number(parts[0]) and parts[1] in ("W", "MHz", "MiB", "%", "C"):
         return float(parts[0]) if "." in parts[0] else int(parts[0])
-    if is_number(cell) and not re.match(r"^0\d", cell):
+    if is_number(cell) and not re.match(r"0\d", cell):
         return float(cell) if "." in cell or "e" in cell.lower() else int(cell)
     return cell

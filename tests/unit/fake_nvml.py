@@ -10,9 +10,16 @@ tests/fixtures/reference/outputs/nvidia-smi/nvidia-smi-q.h100-80gb-hbm3-x8.535.1
 used 0 or 9221 on GPU 2), power draw, power limit 700 W (default 700, min 200, max 700), current
 clocks (345 MHz idle SM, 1980 on the busy GPU 2, memory 2619), application and default application
 clocks 2619/1980, max clocks 1980/1980/2619, persistence on, MIG off, ECC on with zero errors,
-retired pages N/A (NOT_SUPPORTED: Hopper remaps rows) and 0/0 remapped rows. The capture does not
-list supported clocks; the fake supports memory 2619 MHz with graphics 1980 down to 345 MHz in
-15 MHz steps (110 clocks; the 345 MHz idle clock of the capture is the lowest).
+retired pages N/A (NOT_SUPPORTED: Hopper remaps rows, and so is the pending status) and 0/0 remapped
+rows. Supported clocks as real NVML gave them on an H100 80GB HBM3 (driver 580.159.04, the recording
+tests/fixtures/reference/outputs/nvml/nvml-calls.h100-80gb-hbm3-x1-vm.580.159.04.json): memory clocks
+[2619, 1593], and with 2619 the graphics clocks 1980 down to 345 MHz in 15 MHz steps (110 clocks). The
+recording does not list the graphics clocks of 1593; the same H100 answered the same 110 when asked later
+(nvmlDeviceGetSupportedGraphicsClocks(h, 1593), driver 580.159.04, 2026-11-26), and so does the fake.
+Graphics clocks for a memory clock the GPU lacks raise NOT_FOUND, as NVML did for 1234.
+
+``h100_vm()`` is the recorded GPU itself (one H100 in a VM, driver 580.159.04, CUDA 13.0): every getter
+answers what the recording holds, and tests/unit/plugins/test_fake_nvml_recording.py checks that it does.
 
 ``a100_mig()`` is the A100-SXM4-80GB of nvidia-smi-q-x.a100-sxm4-80gb-mig.535.54.03.telegraf.xml:
 MIG on, persistence off, 100-500 W, memory 1593 MHz with graphics 1410..210 MHz in 15 MHz steps,
@@ -37,6 +44,7 @@ NVML_ERROR_UNINITIALIZED = 1
 NVML_ERROR_INVALID_ARGUMENT = 2
 NVML_ERROR_NOT_SUPPORTED = 3
 NVML_ERROR_NO_PERMISSION = 4
+NVML_ERROR_NOT_FOUND = 6
 NVML_ERROR_DRIVER_NOT_LOADED = 9
 NVML_ERROR_LIBRARY_NOT_FOUND = 12
 NVML_ERROR_FUNCTION_NOT_FOUND = 13
@@ -49,6 +57,7 @@ _ERROR_TEXT = {
     NVML_ERROR_INVALID_ARGUMENT: "Invalid Argument",
     NVML_ERROR_NOT_SUPPORTED: "Not Supported",
     NVML_ERROR_NO_PERMISSION: "Insufficient Permissions",
+    NVML_ERROR_NOT_FOUND: "Not Found",
     NVML_ERROR_DRIVER_NOT_LOADED: "Driver Not Loaded",
     NVML_ERROR_LIBRARY_NOT_FOUND: "NVML Shared Library Not Found",
     NVML_ERROR_FUNCTION_NOT_FOUND: "Function Not Found",
@@ -86,6 +95,7 @@ def _subclass(name: str, code: int) -> type:
 NVMLError_InvalidArgument = _subclass("NVMLError_InvalidArgument", NVML_ERROR_INVALID_ARGUMENT)
 NVMLError_NotSupported = _subclass("NVMLError_NotSupported", NVML_ERROR_NOT_SUPPORTED)
 NVMLError_NoPermission = _subclass("NVMLError_NoPermission", NVML_ERROR_NO_PERMISSION)
+NVMLError_NotFound = _subclass("NVMLError_NotFound", NVML_ERROR_NOT_FOUND)
 NVMLError_DriverNotLoaded = _subclass("NVMLError_DriverNotLoaded", NVML_ERROR_DRIVER_NOT_LOADED)
 NVMLError_LibraryNotFound = _subclass("NVMLError_LibraryNotFound", NVML_ERROR_LIBRARY_NOT_FOUND)
 NVMLError_FunctionNotFound = _subclass("NVMLError_FunctionNotFound", NVML_ERROR_FUNCTION_NOT_FOUND)
@@ -103,7 +113,15 @@ class Memory:
 
 @dataclass
 class PciInfo:
+    """pynvml's nvmlPciInfo_t fields (names as pynvml spells them)."""
+
     busId: str  # noqa: N815 (pynvml's field name)
+    busIdLegacy: str  # noqa: N815
+    domain: int
+    bus: int
+    device: int
+    pciDeviceId: int  # noqa: N815 (device id << 16 | vendor id)
+    pciSubSystemId: int  # noqa: N815 (subsystem device << 16 | subsystem vendor)
 
 
 @dataclass
@@ -131,6 +149,8 @@ class FakeGpu:
     remapped_rows: Optional[Tuple[int, int, int, int]] = (0, 0, 0, 0)
     unsupported: Set[str] = field(default_factory=set)                      # getters answering NOT_SUPPORTED
     locked: Optional[Tuple[int, int]] = None                                # what SetGpuLockedClocks stored
+    pci_ids: Tuple[int, int] = (0x233010DE, 0x16C110DE)                      # (pciDeviceId, pciSubSystemId)
+    retired_pending: Optional[int] = None                                   # None: NOT_SUPPORTED (rows remapped)
 
 
 class Handle:
@@ -162,10 +182,12 @@ class FakeNvml:
     NVMLError_InvalidArgument = NVMLError_InvalidArgument
     NVMLError_NotSupported = NVMLError_NotSupported
     NVMLError_NoPermission = NVMLError_NoPermission
+    NVMLError_NotFound = NVMLError_NotFound
     NVMLError_DriverNotLoaded = NVMLError_DriverNotLoaded
     NVMLError_LibraryNotFound = NVMLError_LibraryNotFound
     NVML_ERROR_NOT_SUPPORTED = NVML_ERROR_NOT_SUPPORTED
     NVML_ERROR_NO_PERMISSION = NVML_ERROR_NO_PERMISSION
+    NVML_ERROR_NOT_FOUND = NVML_ERROR_NOT_FOUND
     NVML_ERROR_LIBRARY_NOT_FOUND = NVML_ERROR_LIBRARY_NOT_FOUND
     NVML_FEATURE_DISABLED = 0
     NVML_FEATURE_ENABLED = 1
@@ -240,7 +262,12 @@ class FakeNvml:
         return self._gpu(handle, "nvmlDeviceGetUUID").uuid
 
     def nvmlDeviceGetPciInfo(self, handle):
-        return PciInfo(busId=self._gpu(handle, "nvmlDeviceGetPciInfo").bus_id)
+        gpu = self._gpu(handle, "nvmlDeviceGetPciInfo")
+        text = gpu.bus_id.decode() if isinstance(gpu.bus_id, bytes) else gpu.bus_id   # old pynvml: bytes
+        domain, bus, rest = text.split(":")
+        return PciInfo(busId=gpu.bus_id, busIdLegacy="%04x:%s:%s" % (int(domain, 16), bus, rest),
+                       domain=int(domain, 16), bus=int(bus, 16), device=int(rest.split(".")[0], 16),
+                       pciDeviceId=gpu.pci_ids[0], pciSubSystemId=gpu.pci_ids[1])
 
     def nvmlDeviceGetMemoryInfo(self, handle, version=None):
         gpu = self._gpu(handle, "nvmlDeviceGetMemoryInfo")
@@ -288,7 +315,7 @@ class FakeNvml:
     def nvmlDeviceGetSupportedGraphicsClocks(self, handle, memory):
         gpu = self._gpu(handle, "nvmlDeviceGetSupportedGraphicsClocks")
         if memory not in gpu.supported:
-            raise NVMLError(NVML_ERROR_NOT_SUPPORTED)
+            raise NVMLError(NVML_ERROR_NOT_FOUND)   # as real NVML answered for 1234 MHz on the H100
         return list(gpu.supported[memory])
 
     def nvmlDeviceGetMigMode(self, handle):
@@ -309,6 +336,12 @@ class FakeNvml:
     def nvmlDeviceGetRetiredPages(self, handle, cause):
         self._gpu(handle, "nvmlDeviceGetRetiredPages")
         raise NVMLError(NVML_ERROR_NOT_SUPPORTED)     # both captures: "N/A" (A100 and H100 remap rows)
+
+    def nvmlDeviceGetRetiredPagesPendingStatus(self, handle):
+        gpu = self._gpu(handle, "nvmlDeviceGetRetiredPagesPendingStatus")
+        if gpu.retired_pending is None:
+            raise NVMLError(NVML_ERROR_NOT_SUPPORTED)   # the H100 recording: Not Supported
+        return gpu.retired_pending
 
     def nvmlDeviceGetRemappedRows(self, handle):
         gpu = self._gpu(handle, "nvmlDeviceGetRemappedRows")
@@ -368,13 +401,23 @@ def _h100(bus_id: str, uuid: str, used_b: int, draw_mw: int, sm_mhz: int) -> Fak
         clocks={"graphics": sm_mhz, "sm": sm_mhz, "memory": 2619},
         max_clocks={"graphics": 1980, "sm": 1980, "memory": 2619},
         app_clocks=(2619, 1980), default_app_clocks=(2619, 1980),
-        supported={2619: list(H100_GRAPHICS)}, mig=(0, 0), ecc_mode=(1, 1),
+        supported={2619: list(H100_GRAPHICS), 1593: list(H100_GRAPHICS)}, mig=(0, 0), ecc_mode=(1, 1),
     )
 
 
 def hgx_h100() -> FakeNvml:
     """The 8x H100 80GB HBM3 node of the gpud capture, driver 535.183.01, CUDA 12.2."""
     return FakeNvml([_h100(*row) for row in H100_GPUS], driver="535.183.01", cuda=12020)
+
+
+def h100_vm() -> FakeNvml:
+    """The one H100 80GB HBM3 of the NVML recording (a VM, driver 580.159.04, CUDA 13.0), value for value."""
+    gpu = _h100("00000000:00:06.0", "GPU-0b81b345-76c7-7718-a3eb-f381bdb2899f", 0, 100806, 345)
+    # 85520809984 B total, 503316480 reserved, 0 used: v1 used = total - free = the reserved part.
+    gpu.total_b, gpu.reserved_b = 85520809984, 503316480
+    # One corrected error since the counters were last cleared (aggregate), none this boot.
+    gpu.ecc_errors = {(0, 1): 1}
+    return FakeNvml([gpu], driver="580.159.04", cuda=13000)
 
 
 def a100_mig() -> FakeNvml:
@@ -386,7 +429,7 @@ def a100_mig() -> FakeNvml:
         power_limit_mw=500000, power_default_mw=500000, power_min_mw=100000, power_max_mw=500000, persistence=0,
         clocks={"graphics": 1275, "sm": 1275, "memory": 1593}, max_clocks={"graphics": 1410, "sm": 1410, "memory": 1593},
         app_clocks=(1593, 1275), default_app_clocks=(1593, 1275), supported={1593: list(A100_GRAPHICS)},
-        mig=(1, 1), ecc_mode=(1, 1), remapped_rows=None,
+        mig=(1, 1), ecc_mode=(1, 1), remapped_rows=None, pci_ids=(0x20B210DE, 0x147F10DE),
     )
     return FakeNvml([gpu], driver="535.54.03", cuda=12020)
 

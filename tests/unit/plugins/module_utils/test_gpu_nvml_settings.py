@@ -202,9 +202,9 @@ def test_unsupported_application_clocks_list_what_is_supported():
                                "supported graphics clocks for memory 2619 MHz are 1980..345 MHz in 15 MHz steps "
                                "(110 values)" % GPU0)
     with pytest.raises(GpuSettingsError) as info:
-        plan_all(states, parse_desired(application_clocks=[1593, 1410]))    # an A100 pair on an H100
-    assert str(info.value) == ("application_clocks memory_mhz 1593 is not supported by %s: the supported memory clocks "
-                               "are 2619 MHz" % GPU0)
+        plan_all(states, parse_desired(application_clocks=[1215, 1410]))    # an A100 40GB pair on an H100
+    assert str(info.value) == ("application_clocks memory_mhz 1215 is not supported by %s: the supported memory clocks "
+                               "are 2619 MHz, 1593 MHz" % GPU0)
 
 
 def test_locked_clocks_outside_the_graphics_range_are_refused():

@@ -22,6 +22,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_conf import 
     parse_conf,
     render_conf,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_params import PARAMETERS
 
 ROCE = "/etc/gpufleet/nccl-roce.conf"
 # What roce_host writes: comments, then the three keys (GID index 3 = RoCE v2 over IPv4, TC 106 = DSCP 26 << 2).
@@ -181,8 +182,9 @@ def nccl_reads(text):
 def test_render():
     settings_ = merge_settings(own(NCCL_TOPO_FILE="/etc/nccl/topo.xml"), ROCE_TEXT, ROCE)
     text = render_conf(settings_, ["Ansible managed", ""])
-    assert text == ("# Ansible managed\n#\nNCCL_TOPO_FILE=/etc/nccl/topo.xml\nNCCL_IB_HCA==mlx5_0:1\n"
-                    "NCCL_IB_GID_INDEX=3\nNCCL_IB_TC=106\n")
+    # As the role's template: each setting under a '# <source>' comment.
+    assert text == ("# Ansible managed\n#\n# nccl_topology_file\nNCCL_TOPO_FILE=/etc/nccl/topo.xml\n"
+                    "# %s\nNCCL_IB_HCA==mlx5_0:1\n# %s\nNCCL_IB_GID_INDEX=3\n# %s\nNCCL_IB_TC=106\n" % (ROCE, ROCE, ROCE))
     # NCCL_IB_HCA==mlx5_0:1 splits at the first '=': the value keeps its own '='.
     assert nccl_reads(text) == {"NCCL_TOPO_FILE": "/etc/nccl/topo.xml", "NCCL_IB_HCA": "=mlx5_0:1",
                                 "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "106"}
@@ -190,7 +192,7 @@ def test_render():
         render_conf([], ["managed by=ansible"])
 
 
-_KEYS = st.from_regex(r"\ANCCL_[A-Z0-9_]{1,20}\Z")
+_KEYS = st.sampled_from(sorted(PARAMETERS["2.28"]))
 _VALUES = st.text(alphabet=string.ascii_letters + string.digits + "=:,^/._-+ ", min_size=1, max_size=40).filter(
     lambda v: v == v.strip())
 

@@ -105,7 +105,7 @@ def test_profile_variants(hardware):
 
 
 def test_errors_name_the_variable(hardware):
-    with pytest.raises(ExpectationError, match=r"gpufleet_fabric.rate_gbps is None, expected a number > 0"):
+    with pytest.raises(ExpectationError, match=r"gpufleet_fabric.rate_gbps is None, expected a finite number > 0"):
         expect("rdma", dict(hardware, gpufleet_fabric={"kind": "infiniband"}))
     with pytest.raises(ExpectationError, match=r"gpufleet_fabric.kind is 'ethernet'"):
         expect("rdma", dict(hardware, gpufleet_fabric={"kind": "ethernet", "rate_gbps": 100}))

@@ -91,11 +91,21 @@ def test_json_and_html_outputs():
 
 def test_everything_escaped():
     nasty = "<script>alert('x')</script> & \"quoted\""
-    out = report([{"check": nasty, "node": "n<1>", "status": "fail", "detail": nasty}], title=nasty)
+    out = report([{"check": nasty, "node": "n1", "status": "fail", "detail": nasty}], title=nasty)
     assert "<script>" not in out["html"] and "&lt;script&gt;" in out["html"]
     assert nasty in _parse_html(out["html"])
     # The Slurm reason has no double quotes and no line breaks.
     assert '"' not in out["drain"][0]["reason"]
+
+
+@pytest.mark.parametrize("node", ["n<1>", "n1,n2", "n1 state=resume", "n[1-4]", "n1\n", "", 5])
+def test_a_node_name_scontrol_would_misread_is_refused(node):
+    # The node becomes scontrol update nodename=<node>: ',' and brackets are hostlists, a blank another argument.
+    with pytest.raises(ReportError, match=r"results\[0\] \(x\)\.node is .*, expected a node name \(a host name or "
+                                          r"Slurm node name"):
+        report([{"check": "x", "node": node, "status": "fail"}])
+    with pytest.raises(ReportError, match=r"\.nodes is .*, expected a list of node names"):
+        report([{"check": "x", "nodes": ["n1", node], "status": "fail"}])
 
 
 def test_reason_is_cut_to_fit():
@@ -123,7 +133,7 @@ _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=2
 _RESULT = st.fixed_dictionaries(
     {"check": st.sampled_from(["rdma_bw", "nccl_all_reduce", "gpu_ecc", "slurm_job", "storage_read"]),
      "status": st.sampled_from(["pass", "fail", "not_applicable", "error"])},
-    optional={"node": st.sampled_from(["compute01", "compute02", "n<3>"]),
+    optional={"node": st.sampled_from(["compute01", "compute02", "n3"]),
               "measured": st.one_of(st.none(), st.integers(-10, 10 ** 6), st.floats(allow_nan=False, allow_infinity=False),
                                     _TEXT),
               "expected": st.one_of(st.none(), st.floats(0, 1000, allow_nan=False)),

@@ -71,7 +71,9 @@ def test_failures_are_named_per_gpu():
     results = _by_check(gpu_checks(parse_nvidia_smi_q(text), EXPECT, "compute01", 8))
     assert results["gpu_ecc"]["status"] == "fail"
     assert results["gpu_ecc"]["detail"] == "GPU 0 (0000:53:00.0): row remap pending"
-    assert results["gpu_power_limit"]["detail"] == "GPU 0 (0000:53:00.0): power limit 500.0 W, expected 700.0 W"
+    # 'Current Power Limit' is the enforced limit (535+); the requested one stays 700 W.
+    assert results["gpu_power_limit"]["detail"] == ("GPU 0 (0000:53:00.0): power limit 700.0 W but 500.0 W enforced "
+                                                    "(another limiter caps it), expected 700.0 W")
     assert results["gpu_power_limit"]["measured"] == 500.0
     # 90 C with T.Limit margins unchanged: T.Limit 140, shutdown 148, slowdown 142 - the margins are relative,
     # so raising only the current temperature moves the thresholds too; the hottest is reported.
