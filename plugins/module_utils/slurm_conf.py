@@ -340,45 +340,49 @@ def _slurm_number(where: str, value: str, typ: str) -> int:
                          "UNLIMITED are accepted)" % (where, value, typ))
 
 
-def _port_number(where: str, text: str) -> int:
-    if not _DECIMAL_RE.fullmatch(text) or not 1 <= int(text) <= 65535:
-        raise SlurmConfError("%s: %r is not a port; expected a whole number 1-65535" % (where, text))
-    return int(text)
+_PORT_ALLOWED = {
+    "one": "a port: a whole number 1-65535",
+    "range": "a port 1-65535, or a range LOW-HIGH of ports (LOW < HIGH), e.g. 6817 or 6817-6818",
+    "srun": "a range LOW-HIGH of ports 1-65535, e.g. 60001-63000",
+    "node": "a port 1-65535, or ports and LOW-HIGH ranges in hostlist form, e.g. 6818 or [17001-17004]",
+}
 
 
 def _check_port(conf: str, key: str, value: Any) -> str:
-    """A port key's value: one port 1-65535, or (SlurmctldPort, SrunPortRange, NodeName Port) a range."""
+    """A port key's value: one port 1-65535, or (SlurmctldPort, SrunPortRange, NodeName Port) a range.
+
+    Decimal digits only: read_config.c reads SlurmctldPort with strtol(..., 10); a hex port would
+    be a puzzle to the reader of the file.
+    """
+    form = ("node" if conf == "NodeName" else "srun" if key == "SrunPortRange"
+            else "range" if (conf, key) in _PORT_RANGE_KEYS else "one")
     where = "%s %s" % (conf, key)
+
+    def refuse(why: str = "") -> SlurmConfError:
+        return SlurmConfError("%s: %r is not allowed; expected %s%s" % (where, value, _PORT_ALLOWED[form], why))
+
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SlurmConfError("%s=%r: expected a port number 1-65535%s, not %s" % (
-            where, value, " or a range LOW-HIGH" if (conf, key) in _PORT_RANGE_KEYS else "", type(value).__name__))
-    if isinstance(value, int):
-        if key == "SrunPortRange":
-            raise SlurmConfError("%s=%d: expected a range LOW-HIGH such as 60001-63000" % (where, value))
-        if not 1 <= value <= 65535:
-            raise SlurmConfError("%s=%d is not a port; expected a whole number 1-65535" % (where, value))
-        return str(value)
-    _check_scalar(conf, key, value, "str")  # control characters, blanks, '#'
-    if conf == "NodeName":
-        match = _NODE_PORT_RE.fullmatch(value)
-        if not match or value.startswith("[") != value.endswith("]"):
-            raise SlurmConfError("%s=%r: expected a port 1-65535, or ports and LOW-HIGH ranges such as "
-                                 "[17001-17004]" % (where, value))
-        for part in match.group(1).split(","):
-            low, _sep, high = part.partition("-")
-            if _port_number(where, low) > _port_number(where, high or low):
-                raise SlurmConfError("%s=%r: range %s is reversed; write LOW-HIGH" % (where, value, part))
-        return value
-    low, sep, high = value.partition("-")
-    if key == "SrunPortRange" and not sep:
-        raise SlurmConfError("%s=%r: expected a range LOW-HIGH such as 60001-63000" % (where, value))
-    if sep and (conf, key) not in _PORT_RANGE_KEYS:
-        raise SlurmConfError("%s=%r: expected one port 1-65535, not a range" % (where, value))
-    first = _port_number(where, low)
-    if sep and _port_number(where, high) <= first:
-        raise SlurmConfError("%s=%r: the range must go from a lower to a higher port (Slurm: 'Invalid %s')"
-                             % (where, value, key))
-    return value
+        raise SlurmConfError("%s must be a number or a string (%s), got %r of type %s"
+                             % (where, _PORT_ALLOWED[form], value, type(value).__name__))
+    text = str(value)
+    if form == "node":
+        match = _NODE_PORT_RE.fullmatch(text)
+        if not match or text.startswith("[") != text.endswith("]"):
+            raise refuse()
+        parts = match.group(1).split(",")
+    else:
+        dash = "-" in text
+        if not re.fullmatch(r"[0-9]+(?:-[0-9]+)?", text) or (dash and form == "one") or (not dash and form == "srun"):
+            raise refuse()
+        parts = [text]
+    for part in parts:
+        low, _sep, high = part.partition("-")
+        if not 1 <= int(low) <= 65535 or not 1 <= int(high or low) <= 65535:
+            raise refuse(" (%s is outside 1-65535)" % part)
+        if high and (int(high) < int(low) or (form != "node" and int(high) == int(low))):
+            raise refuse(" (the range %s does not go from a lower to a higher port; Slurm: 'Invalid %s')"
+                         % (part, key))
+    return text
 
 
 def _check_ctld_host(value: Any) -> None:
