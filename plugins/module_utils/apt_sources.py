@@ -362,6 +362,12 @@ def plan_components(entries: Sequence[AptSource], suites: Sequence[str], compone
     suites = check_fields("suite", "suites", suites)
     components = check_fields("component", "components", components)
     uris = check_fields("uri", "uris", uris)
+    for index, suite in enumerate(suites):
+        if suite.endswith("/"):
+            raise AptSourcesError(
+                "suites[%d]: %r is a flat repository suite (it ends in '/'), which takes no component; apt refuses "
+                "the whole source list for a flat suite with components. Name the archive's suites (bookworm ...)."
+                % (index, suite))
     own = [e for e in entries if e.enabled and "deb" in e.types and e.path not in exclude]
     # (uri, suite) pairs in the order the host lists them, with the URI as first written
     pairs: List[Tuple[str, str]] = []
