@@ -29,7 +29,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import e
 from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import CONTROL_RE, is_valid
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_topology import parse_topology_conf
 
-FAST = settings(max_examples=150, deadline=None)
+FAST = settings(max_examples=200, deadline=None)
 _VALID_NAME = st.from_regex(r"[a-z][a-z0-9_.-]{0,8}[0-9]{0,2}", fullmatch=True)
 # Half valid names, half hostile ones, so that both outcomes are common.
 NAME = st.one_of(_VALID_NAME, _VALID_NAME, near_valid(_VALID_NAME), hostile_text(1, 12))
