@@ -28,7 +28,9 @@ options:
     required: true
     suboptions:
       dest:
-        description: Absolute path of the file.
+        description:
+          - Absolute path of the file, of letters, digits, C(_), C(.), C(+), C(@), C(:), C(~) and C(-), with no C(.) or
+            C(..) part, blank or control character.
         type: path
         required: true
       content:

@@ -20,7 +20,7 @@ description:
     fingerprint does, so nodes sharing a key can be compared in logs.
 options:
   path:
-    description: The key file.
+    description: The key file, an absolute path with no C(.) or C(..) part, blank or control character.
     type: path
     default: /etc/munge/munge.key
   content_b64:
@@ -43,7 +43,9 @@ options:
     type: str
     default: munge
   mode:
-    description: Permissions of the key file; munged refuses a key that group or others can access.
+    description:
+      - Permissions of the key file, an octal string; munged refuses a key that group or others can access, so only
+        C('0400') and C('0600') are accepted.
     type: str
     default: '0400'
   return_content:
