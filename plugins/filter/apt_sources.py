@@ -62,6 +62,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
     AptSourcesError,
+    check_field,
     parse_files,
     serving,
 )
@@ -96,9 +97,9 @@ def apt_sources(files, uri=None, exclude=None):
     """Entries of the host's APT source files (optionally: those naming one URI)."""
     pairs = _files(files, _FQCN)
     skip = _strings(exclude if exclude is not None else [], "exclude", _FQCN)
-    if uri is not None and (not isinstance(uri, str) or not uri):
-        raise AnsibleFilterError("%s: uri must be a non-empty string, got %r" % (_FQCN, uri))
     try:
+        if uri is not None:
+            check_field("uri", "uri", uri)
         entries = [e for e in parse_files(pairs) if e.path not in skip]
     except AptSourcesError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))

@@ -16,6 +16,8 @@ description:
     ranges, and zero padding is kept apart (C(n1) and C(n01) are different hosts and do not merge).
     Names without trailing digits are kept as written.
   - The result is canonical; expanding it gives the sorted, duplicate-free input.
+  - Every name must be a Slurm name (a letter or digit, then up to 63 letters, digits, C(.), C(_) or
+    C(-)); a name holding a blank, newline, C(#) or C(=) is refused.
 positional: _input
 options:
   _input:

@@ -16,6 +16,9 @@ description:
   - Malformed input is refused with a message that says what to fix, namely an unclosed or stray
     bracket, an empty element, a reversed range such as C(n[5-3]), anything but digits inside brackets,
     or more than 100000 names.
+  - Names are separated by commas only. Every name must be a Slurm name (a letter or digit, then up to
+    63 letters, digits, C(.), C(_) or C(-)); blanks, newlines and other control characters, C(#), C(=)
+    and the like are refused, so that no name can add a word to a C(slurm.conf) line.
 positional: _input
 options:
   _input:

@@ -21,7 +21,9 @@ options:
   _input:
     description: >-
       List of entries C({nodes, autodetect?, name? (default gpu), type?, gpus?: [{index, numa_node}],
-      numa_cores?: {numa: '0-51'}, count?, device? (default /dev/nvidia)}).
+      numa_cores?: {numa: '0-51'}, count?, device? (default /dev/nvidia)}). C(device) is the prefix the
+      GPU index is appended to, an absolute path under C(/dev) of letters, digits, C(_), C(.), C(+) and
+      C(-) that does not end in a digit; node names and C(type) are Slurm names.
     type: list
     elements: dict
     required: true

@@ -26,8 +26,11 @@ was checked with ``apt-get update --print-uris`` against a scratch configuration
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 
 TYPES = ("deb", "deb-src")
 
@@ -53,6 +56,39 @@ _FALSE_WORDS = ("no", "false", "without", "off", "disable", "0")
 
 class AptSourcesError(ValueError):
     """A source file apt itself would refuse, or a plan that cannot be made."""
+
+
+# What a value written into a deb822 stanza may hold (applied with fullmatch). deb822 splits the
+# URIs, Suites and Components fields at blanks, and a line break would start a new field (or, with
+# a leading blank, continue this one), so neither is ever allowed; '"' is dropped by apt's parser
+# and '#' would make the value hard to read back, so they are refused too.
+FIELD_RULES = {
+    "uri": (re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[!$-~]+"),
+            "a URI: a scheme (http, https, file, ...) and ':' then printable ASCII with no blank, '\"' or '#'"),
+    "suite": (re.compile(r"[A-Za-z0-9._+~/-]+"),
+              "a suite of letters, digits, '.', '_', '+', '~', '-' and '/' (e.g. bookworm-updates, or / for a "
+              "flat repository)"),
+    "component": (re.compile(r"[A-Za-z0-9][A-Za-z0-9._+/-]*"),
+                  "a component of letters, digits, '.', '_', '+', '-' and '/', starting with a letter or digit "
+                  "(e.g. non-free-firmware)"),
+}
+
+
+def check_field(kind: str, where: str, value: Any) -> str:
+    """A URI, suite or component that a deb822 stanza can hold; AptSourcesError naming ``where`` otherwise."""
+    pattern, allowed = FIELD_RULES[kind]
+    if not isinstance(value, str):
+        raise AptSourcesError("%s must be a string (%s), got %r of type %s" % (where, allowed, value, type(value).__name__))
+    if input_rules.CONTROL_RE.search(value):
+        raise AptSourcesError("%s: %r is not allowed; expected %s (a line break would start a new deb822 field)"
+                              % (where, value, allowed))
+    if len(value) > 1024 or not pattern.fullmatch(value) or "#" in value:
+        raise AptSourcesError("%s: %r is not allowed; expected %s" % (where, value, allowed))
+    return value
+
+
+def check_fields(kind: str, where: str, values: Sequence[Any]) -> List[str]:
+    return [check_field(kind, "%s[%d]" % (where, index), value) for index, value in enumerate(values)]
 
 
 @dataclass(frozen=True)
@@ -323,6 +359,15 @@ def plan_components(entries: Sequence[AptSource], suites: Sequence[str], compone
         raise AptSourcesError("no suite given: name the release (bookworm) and the suites beside it")
     if not components:
         raise AptSourcesError("no component given: name the components to add (contrib non-free ...)")
+    suites = check_fields("suite", "suites", suites)
+    components = check_fields("component", "components", components)
+    uris = check_fields("uri", "uris", uris)
+    for index, suite in enumerate(suites):
+        if suite.endswith("/"):
+            raise AptSourcesError(
+                "suites[%d]: %r is a flat repository suite (it ends in '/'), which takes no component; apt refuses "
+                "the whole source list for a flat suite with components. Name the archive's suites (bookworm ...)."
+                % (index, suite))
     own = [e for e in entries if e.enabled and "deb" in e.types and e.path not in exclude]
     # (uri, suite) pairs in the order the host lists them, with the URI as first written
     pairs: List[Tuple[str, str]] = []
@@ -334,6 +379,7 @@ def plan_components(entries: Sequence[AptSource], suites: Sequence[str], compone
                 if suite in entry.suites:
                     for uri in entry.uris:
                         if all(same_uri(u) != same_uri(uri) or s != suite for u, s in pairs):
+                            check_field("uri", "the URI of the host's entry %s" % entry.where, uri)
                             pairs.append((uri, suite))
         if not any(suite == suites[0] for _uri, suite in pairs):
             listed = sorted({s for e in own for s in e.suites})

@@ -11,6 +11,7 @@ prints one line per package dpkg knows, e.g. ``slurmd installed 22.05.8-4+deb12u
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, Iterable
 
 # Tabs or spaces between the fields: names, states and versions hold no white space.
@@ -19,6 +20,14 @@ FORMAT = "${Package} ${db:Status-Status} ${Version}\\n"
 
 class DpkgStatusError(ValueError):
     """A line that is not `<package> <state> [<version>]`."""
+
+
+# Debian policy 5.6.1 (package names) and 5.6.12 (versions: [epoch:]upstream[-revision]); fullmatch.
+_PACKAGE_RE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
+_VERSION_RE = re.compile(r"(?:[0-9]+:)?[0-9A-Za-z][A-Za-z0-9.+~-]*")
+#: dpkg's package states (dpkg-query(1), db:Status-Status).
+STATES = ("not-installed", "config-files", "half-installed", "unpacked", "half-configured",
+          "triggers-awaited", "triggers-pending", "installed")
 
 
 def installed_versions(lines: Iterable[str]) -> Dict[str, str]:
@@ -32,6 +41,15 @@ def installed_versions(lines: Iterable[str]) -> Dict[str, str]:
             raise DpkgStatusError(
                 "line %d %r is not '<package> <state> [<version>]': run dpkg-query with --showformat='%s'"
                 % (number, line, FORMAT))
+        if not _PACKAGE_RE.fullmatch(fields[0]):
+            raise DpkgStatusError("line %d %r: package %r is not a Debian package name (lower-case letters, "
+                                  "digits, '+', '-' and '.')" % (number, line, fields[0]))
+        if fields[1] not in STATES:
+            raise DpkgStatusError("line %d %r: state %r is not one of dpkg's (%s)"
+                                  % (number, line, fields[1], ", ".join(STATES)))
+        if len(fields) == 3 and not _VERSION_RE.fullmatch(fields[2]):
+            raise DpkgStatusError("line %d %r: version %r is not a Debian version ([epoch:]upstream[-revision] "
+                                  "of letters, digits, '.', '+', '~' and '-')" % (number, line, fields[2]))
         if fields[1] == "installed":
             if len(fields) != 3:
                 raise DpkgStatusError("line %d %r: an installed package without a version" % (number, line))

@@ -20,8 +20,13 @@ Semantics follow Slurm's ``src/common/hostlist.c`` (one-dimensional clusters):
   one bracket. Names without trailing digits (``login``, ``n1-ib``) are kept as they are.
 
 Stricter than Slurm on purpose (our output goes into slurm.conf): empty elements, an open
-or stray bracket, whitespace or anything but digits inside brackets, reversed ranges and
-expansions of more than ``MAX_HOSTS`` names are refused instead of guessed at.
+or stray bracket, anything but digits inside brackets, reversed ranges and expansions of more
+than ``MAX_HOSTS`` names are refused instead of guessed at. Names are separated by commas only:
+a blank, tab or newline (which Slurm also reads as a separator) is refused, so that a value such
+as ``'n1 NodeAddr=10.0.0.9'`` can never smuggle a second word into a slurm.conf line. Every name
+an expression gives must be a Slurm name (``input_rules`` kind ``slurm_name``: letters, digits,
+``.``, ``_`` and ``-``, starting with a letter or digit, at most 64 characters); callers naming
+other things (gres.conf device files) pass ``kind='device_path'``.
 """
 from __future__ import annotations
 
@@ -30,14 +35,21 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+
 #: Most names one expression (or one compress call) may produce; Slurm's own limit is
 #: 64K per bracket range, this guards the controller's memory in the same spirit.
 MAX_HOSTS = 100000
 
-_RANGE_RE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 _GROUP_SPLIT_RE = re.compile(r"(\[[^\]]*\])")
-_TRAILING_DIGITS_RE = re.compile(r"^(.*?)(\d+)$")
-_NATURAL_RE = re.compile(r"\d+|\D")
+_TRAILING_DIGITS_RE = re.compile(r"(.*?)([0-9]+)")
+_NATURAL_RE = re.compile(r"[0-9]+|[^0-9]")
+#: Characters a name of each kind may hold (brackets and commas are the expression's own).
+_NAME_CHARS = {
+    "slurm_name": (re.compile(r"[A-Za-z0-9._-]"), "letters, digits, '.', '_' and '-'"),
+    "device_path": (re.compile(r"[A-Za-z0-9._+/-]"), "letters, digits, '/', '.', '_', '+' and '-'"),
+}
 
 
 class HostlistError(ValueError):
@@ -74,12 +86,27 @@ class _HostRange:
         return "%s-%s" % (lo, str(self.hi).zfill(self.width))
 
 
-def _check_chars(expr: str) -> None:
+def _check_chars(expr: str, kind: str = "slurm_name") -> None:
+    allowed, described = _NAME_CHARS[kind]
     for pos, ch in enumerate(expr):
-        if not (ch.isspace() or 33 <= ord(ch) <= 126):
+        if ch in "[],":
+            continue
+        if ch.isspace() or input_rules.CONTROL_RE.match(ch):
             raise HostlistError(
-                "hostlist %r: character %r at position %d is not printable ASCII; host names "
-                "may only use printable ASCII characters, remove it" % (expr, ch, pos)
+                "hostlist %r: %s %r at position %d is not allowed; names hold only %s and are "
+                "separated by ',' (a blank or line break would split a slurm.conf line)"
+                % (expr, "blank" if ch == " " else "control character" if input_rules.CONTROL_RE.match(ch)
+                   else "white space", ch, pos, described)
+            )
+        if not 33 <= ord(ch) <= 126:
+            raise HostlistError(
+                "hostlist %r: character %r at position %d is not printable ASCII; names hold only %s"
+                % (expr, ch, pos, described)
+            )
+        if not allowed.fullmatch(ch):
+            raise HostlistError(
+                "hostlist %r: character %r at position %d is not allowed; names hold only %s "
+                "(outside brackets, ',' separates names)" % (expr, ch, pos, described)
             )
 
 
@@ -135,7 +162,7 @@ def _parse_group(expr: str, token: str, body: str) -> List[_Range]:
         )
     ranges = []
     for part in body.split(","):
-        match = _RANGE_RE.match(part)
+        match = _RANGE_RE.fullmatch(part)
         if not match:
             raise HostlistError(
                 "hostlist %r: %r in name %r is not a number or a low-high range of decimal digits; "
@@ -161,21 +188,28 @@ def _parse_token(expr: str, token: str) -> Tuple[List[str], List[List[_Range]]]:
     return literals, groups
 
 
-def _tokens(expr: str) -> List[Tuple[str, List[str], List[List[_Range]]]]:
+def _tokens(expr: str, kind: str = "slurm_name") -> List[Tuple[str, List[str], List[List[_Range]]]]:
     if not isinstance(expr, str):
         raise HostlistError(
             "hostlist must be a string such as 'gpu[01-08],login1', got %s %r" % (type(expr).__name__, expr)
         )
     if not expr.strip():
         raise HostlistError("hostlist %r is empty; give at least one host name, e.g. 'gpu[01-08]'" % (expr,))
-    _check_chars(expr)
+    _check_chars(expr, kind)
     parsed = []
-    for element in _elements(expr):
-        # Outside brackets whitespace separates names as well (Slurm: "\t, \n").
-        for token in element.split():
-            literals, groups = _parse_token(expr, token)
-            parsed.append((token, literals, groups))
+    for token in _elements(expr):
+        literals, groups = _parse_token(expr, token)
+        parsed.append((token, literals, groups))
     return parsed
+
+
+def _check_names(expr: str, names: Sequence[str], kind: str) -> None:
+    """Every name an expression gives is a valid ``kind`` (a name may not start with '-' or '.')."""
+    rule = input_rules.RULES[kind]
+    for name in names:
+        if len(name) > rule.max_length or not rule.pattern.fullmatch(name):
+            raise HostlistError("hostlist %r gives the name %r, which is not allowed; expected %s"
+                                % (expr, name, rule.allowed))
 
 
 def _token_count(groups: List[List[_Range]]) -> int:
@@ -193,9 +227,9 @@ def _check_budget(expr: str, total: int) -> None:
         )
 
 
-def count_hosts(expr: str) -> int:
+def count_hosts(expr: str, kind: str = "slurm_name") -> int:
     """Number of names ``expr`` expands to (duplicates counted), without building them."""
-    return sum(_token_count(groups) for _token, _literals, groups in _tokens(expr))
+    return sum(_token_count(groups) for _token, _literals, groups in _tokens(expr, kind))
 
 
 def _expand_token(literals: List[str], groups: List[List[_Range]]) -> List[str]:
@@ -219,23 +253,27 @@ def _expand_token(literals: List[str], groups: List[List[_Range]]) -> List[str]:
     return names
 
 
-def expand_hostlist(expr: str) -> List[str]:
+def expand_hostlist(expr: str, kind: str = "slurm_name") -> List[str]:
     """Expand a hostlist expression into names, in Slurm's order, duplicates kept.
 
     This is what ``scontrol show hostnames EXPR`` prints. Use :func:`sort_hosts` for the
-    sorted, duplicate-free order.
+    sorted, duplicate-free order. Every name must be a valid ``kind`` (an input_rules kind:
+    ``slurm_name`` or ``device_path``).
     """
-    tokens = _tokens(expr)
+    if kind not in _NAME_CHARS:
+        raise HostlistError("hostlist kind %r is not one of %s" % (kind, ", ".join(sorted(_NAME_CHARS))))
+    tokens = _tokens(expr, kind)
     _check_budget(expr, sum(_token_count(groups) for _token, _literals, groups in tokens))
     names: List[str] = []
     for _token, literals, groups in tokens:
         names.extend(_expand_token(literals, groups))
+    _check_names(expr, names, kind)
     return names
 
 
 def split_hostname(name: str) -> Tuple[str, Optional[str]]:
     """``('gpu', '07')`` for ``gpu07``; ``('login', None)`` when there are no trailing digits."""
-    match = _TRAILING_DIGITS_RE.match(name)
+    match = _TRAILING_DIGITS_RE.fullmatch(name)
     if not match:
         return name, None
     return match.group(1), match.group(2)
@@ -256,9 +294,9 @@ def host_sort_key(name: str) -> Tuple:
     return (_natural_key(prefix), 1, len(digits), int(digits))
 
 
-def _names_of(names: Union[str, Iterable[str]], what: str) -> List[str]:
+def _names_of(names: Union[str, Iterable[str]], what: str, kind: str = "slurm_name") -> List[str]:
     if isinstance(names, str):
-        return expand_hostlist(names)
+        return expand_hostlist(names, kind)
     if not isinstance(names, (list, tuple, set, frozenset)):
         raise HostlistError(
             "%s needs a list of host names, got %s %r" % (what, type(names).__name__, names)
@@ -273,7 +311,7 @@ def _names_of(names: Union[str, Iterable[str]], what: str) -> List[str]:
                 "%s: item %d is %s %r, not a host name string; quote it, e.g. '%s'"
                 % (what, index, type(item).__name__, item, item)
             )
-        expanded.extend(expand_hostlist(item))
+        expanded.extend(expand_hostlist(item, kind))
         if len(expanded) > MAX_HOSTS:
             raise HostlistError(
                 "%s: the %d items expand to more than %d host names (limit reached at item %d, %r); "
@@ -282,8 +320,8 @@ def _names_of(names: Union[str, Iterable[str]], what: str) -> List[str]:
     return expanded
 
 
-def _sorted_unique(names: Union[str, Iterable[str]], what: str) -> List[str]:
-    return sorted(set(_names_of(names, what)), key=host_sort_key)
+def _sorted_unique(names: Union[str, Iterable[str]], what: str, kind: str = "slurm_name") -> List[str]:
+    return sorted(set(_names_of(names, what, kind)), key=host_sort_key)
 
 
 def sort_hosts(names: Union[str, Iterable[str]]) -> List[str]:
@@ -314,12 +352,13 @@ def _host_ranges(sorted_names: Sequence[str]) -> List[_HostRange]:
     return ranges
 
 
-def compress_hostlist(names: Union[str, Iterable[str]]) -> str:
+def compress_hostlist(names: Union[str, Iterable[str]], kind: str = "slurm_name") -> str:
     """Shortest Slurm hostlist for ``names``: sorted, deduplicated, ranges merged.
 
-    ``compress_hostlist(['n03', 'n01', 'n02', 'login1'])`` is ``'login1,n[01-03]'``.
+    ``compress_hostlist(['n03', 'n01', 'n02', 'login1'])`` is ``'login1,n[01-03]'``. Items may
+    be expressions; every name must be a valid ``kind`` (see :func:`expand_hostlist`).
     """
-    ranges = _host_ranges(_sorted_unique(names, "compress_hostlist"))
+    ranges = _host_ranges(_sorted_unique(names, "compress_hostlist", kind))
     parts = []
     index = 0
     while index < len(ranges):

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from typing import List
 
-_VERSION = re.compile(r"^[0-9]+(\.[0-9]+){1,2}$")
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+
+# Applied with fullmatch, after stripping the trailing newline /sys/module/nvidia/version ends with.
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+){1,2}")
 
 
 class DriverStateError(ValueError):
@@ -29,7 +32,7 @@ def upstream_version(debian_version: str) -> str:
 
 def _checked(name: str, version: str) -> str:
     version = (version or "").strip()
-    if version and not _VERSION.match(version):
+    if version and not _VERSION.fullmatch(version):
         raise DriverStateError("%s %r is not a driver version such as 535.309.01: read it from "
                                "/sys/module/nvidia/version or the libnvidia-ml package" % (name, version))
     return version
@@ -37,6 +40,7 @@ def _checked(name: str, version: str) -> str:
 
 def reboot_reasons(running: str, installed: str, nouveau_loaded: bool, blacklist_path: str) -> List[str]:
     """Why the node must boot again before the installed driver works (empty list: it need not)."""
+    input_rules.check("mount_path", "blacklist_path", blacklist_path, DriverStateError)
     running = _checked("running module version", running)
     installed = _checked("installed library version", installed)
     reasons = []

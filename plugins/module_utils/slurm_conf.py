@@ -22,10 +22,11 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils import slurm_keys
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules, slurm_keys
 
 
 class SlurmConfError(ValueError):
@@ -34,7 +35,22 @@ class SlurmConfError(ValueError):
 
 CONF_FILES = ("slurm.conf", "slurmdbd.conf", "cgroup.conf", "gres.conf")
 _UINT_MAX = {"u16": 0xFFFF, "u32": 0xFFFFFFFF, "u64": 0xFFFFFFFFFFFFFFFF}
-_VERSION_RE = re.compile(r"^\s*(\d{2})\.(\d{1,2})(?:[.\-~+].*)?\s*$")
+# Applied with fullmatch to a version string or `sinfo --version` output (surrounding blanks allowed).
+_VERSION_RE = re.compile(r"\s*(?:slurm[ -])?([0-9]{2})\.([0-9]{1,2})(?:[.~+-][0-9A-Za-z.~+-]*)?\s*")
+# Slurm reads numbers with strtoul(value, NULL, 0): decimal, 0x hex, and a leading 0 means octal.
+_DECIMAL_RE = re.compile(r"0|[1-9][0-9]*")
+_HEX_RE = re.compile(r"0[xX][0-9a-fA-F]+")
+# Keys holding one TCP port (1-65535), per file; SlurmctldPort may also be a range LOW-HIGH
+# (read_config.c: strtol, > 0, then '-' and a higher bound), SrunPortRange is always LOW-HIGH
+# (_parse_srun_ports), a NodeName Port may list ports or ranges (hostlist syntax).
+_PORT_KEYS = {
+    "slurm.conf": ("AccountingStoragePort", "JobCompPort", "SlurmdPort"),
+    "slurmdbd.conf": ("DbdPort", "StoragePort"),
+}
+_PORT_RANGE_KEYS = {("slurm.conf", "SlurmctldPort"), ("slurm.conf", "SrunPortRange")}
+_NODE_PORT_RE = re.compile(r"\[?([0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*)\]?")
+# SlurmctldHost=name or name(address): a Slurm name, an address of letters, digits, '.', ':' and '-'.
+_CTLD_HOST_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]{0,63})(?:\(([A-Za-z0-9.:-]{1,253})\))?")
 # Names that people reach for but that Slurm never had: extra hint beyond difflib.
 _HINTS = {
     "maxconcurrentjobs": "running-job limits are association/QOS limits (sacctmgr ... MaxJobs=N, "
@@ -51,7 +67,7 @@ def known_versions() -> List[str]:
 def slurm_release(version: Any) -> str:
     """``'22.05.8'`` -> ``'22.05'``: the catalogue release a version string belongs to."""
     text = str(version) if isinstance(version, (str, int, float)) else None
-    match = _VERSION_RE.match(text) if text is not None else None
+    match = _VERSION_RE.fullmatch(text) if text is not None else None
     if not match:
         raise SlurmConfError(
             "Slurm version %r is not a version string such as '22.05.8' or '23.11'; give the "
@@ -276,14 +292,18 @@ def _check_scalar(conf: str, key: str, value: Any, typ: str) -> str:
     if isinstance(value, float):
         if typ not in ("float", "str"):
             raise SlurmConfError("%s=%r: Slurm parses %s as %s; give a whole number" % (where, value, key, typ))
+        if not math.isfinite(value):
+            raise SlurmConfError("%s=%r: expected a finite number, not NaN or infinity" % (where, value))
         return repr(value)
     if not isinstance(value, str):
         raise SlurmConfError("%s=%r: value must be a string, number, boolean or list, not %s"
                              % (where, value, type(value).__name__))
     if not value:
         raise SlurmConfError("%s is empty; omit the key to get Slurm's default" % where)
-    for bad, name in (("#", "'#' (starts a comment anywhere on a Slurm line)"),
-                      ('"', "a double quote"), ("\n", "a line break")):
+    if input_rules.CONTROL_RE.search(value):
+        raise SlurmConfError("%s=%r contains a control character (a line break, tab, NUL, ESC ...); "
+                             "expected printable text without blanks, '#' or '\"'" % (where, value))
+    for bad, name in (("#", "'#' (starts a comment anywhere on a Slurm line)"), ('"', "a double quote")):
         if bad in value:
             raise SlurmConfError("%s=%r contains %s; Slurm cannot take it in a value, remove it"
                                  % (where, value, name))
@@ -292,26 +312,104 @@ def _check_scalar(conf: str, key: str, value: Any, typ: str) -> str:
             "%s=%r contains whitespace; Slurm splits values at whitespace and this collection does "
             "not quote slurm.conf values, use commas as Slurm's lists do" % (where, value))
     if typ in _UINT_MAX and value.upper() not in ("UNLIMITED", "INFINITE"):
+        _check_scalar(conf, key, _slurm_number(where, value, typ), typ)
+    if typ == "float":
         try:
-            number = int(value, 0)
+            number = float(value)
         except ValueError:
-            raise SlurmConfError("%s=%r is not a number (Slurm parses it as %s; UNLIMITED is also "
-                                 "accepted)" % (where, value, typ))
-        _check_scalar(conf, key, number, typ)
+            number = math.nan
+        if not math.isfinite(number) or not re.fullmatch(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", value):
+            raise SlurmConfError("%s=%r is not a number such as 95 or 99.5 (Slurm parses it as float)"
+                                 % (where, value))
     if typ == "bool" and value.lower() not in ("yes", "no", "true", "false", "up", "down", "1", "0"):
         raise SlurmConfError("%s=%r is not yes/no (parse_value.c accepts yes, no, true, false, up, "
                              "down, 1, 0)" % (where, value))
     return value
 
 
+def _slurm_number(where: str, value: str, typ: str) -> int:
+    """A whole number as Slurm's strtoul(value, NULL, 0) reads it: decimal or 0x hex."""
+    if _DECIMAL_RE.fullmatch(value):
+        return int(value)
+    if _HEX_RE.fullmatch(value):
+        return int(value, 16)
+    if re.fullmatch(r"0[0-9]+", value):
+        raise SlurmConfError("%s=%r: Slurm reads a number with a leading 0 as octal; write it without "
+                             "the leading zeros" % (where, value))
+    raise SlurmConfError("%s=%r is not a number (Slurm parses it as %s; decimal digits, 0x hex or "
+                         "UNLIMITED are accepted)" % (where, value, typ))
+
+
+_PORT_ALLOWED = {
+    "one": "a port: a whole number 1-65535",
+    "range": "a port 1-65535, or a range LOW-HIGH of ports (LOW < HIGH), e.g. 6817 or 6817-6818",
+    "srun": "a range LOW-HIGH of ports 1-65535, e.g. 60001-63000",
+    "node": "a port 1-65535, or ports and LOW-HIGH ranges in hostlist form, e.g. 6818 or [17001-17004]",
+}
+
+
+def _check_port(conf: str, key: str, value: Any) -> str:
+    """A port key's value: one port 1-65535, or (SlurmctldPort, SrunPortRange, NodeName Port) a range.
+
+    Decimal digits only: read_config.c reads SlurmctldPort with strtol(..., 10); a hex port would
+    be a puzzle to the reader of the file.
+    """
+    form = ("node" if conf == "NodeName" else "srun" if key == "SrunPortRange"
+            else "range" if (conf, key) in _PORT_RANGE_KEYS else "one")
+    where = "%s %s" % (conf, key)
+
+    def refuse(why: str = "") -> SlurmConfError:
+        return SlurmConfError("%s: %r is not allowed; expected %s%s" % (where, value, _PORT_ALLOWED[form], why))
+
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise SlurmConfError("%s must be a number or a string (%s), got %r of type %s"
+                             % (where, _PORT_ALLOWED[form], value, type(value).__name__))
+    text = str(value)
+    if form == "node":
+        match = _NODE_PORT_RE.fullmatch(text)
+        if not match or text.startswith("[") != text.endswith("]"):
+            raise refuse()
+        parts = match.group(1).split(",")
+    else:
+        dash = "-" in text
+        if not re.fullmatch(r"[0-9]+(?:-[0-9]+)?", text) or (dash and form == "one") or (not dash and form == "srun"):
+            raise refuse()
+        parts = [text]
+    for part in parts:
+        low, _sep, high = part.partition("-")
+        if not 1 <= int(low) <= 65535 or not 1 <= int(high or low) <= 65535:
+            raise refuse(" (%s is outside 1-65535)" % part)
+        if high and (int(high) < int(low) or (form != "node" and int(high) == int(low))):
+            raise refuse(" (the range %s does not go from a lower to a higher port; Slurm: 'Invalid %s')"
+                         % (part, key))
+    return text
+
+
+def _check_ctld_host(value: Any) -> None:
+    match = _CTLD_HOST_RE.fullmatch(value) if isinstance(value, str) else None
+    if not match or not input_rules.is_valid("slurm_name", match.group(1)):
+        raise SlurmConfError(
+            "slurm.conf SlurmctldHost=%r: expected NAME or NAME(ADDRESS): a host name of letters, digits, '.', "
+            "'_' and '-' and an address of letters, digits, '.', ':' and '-' (an IPv4 or IPv6 address or a "
+            "DNS name)" % (value,))
+
+
 def _check_value(conf: str, key: str, value: Any, typ: str) -> List[str]:
     """The rendered value(s) of one key: one item per line for repeatable keys."""
+    if key in _PORT_KEYS.get(conf, ()) or (conf, key) in _PORT_RANGE_KEYS or (conf, key) == ("NodeName", "Port"):
+        return [_check_port(conf, key, value)]
+    if (conf, key) == ("slurm.conf", "SlurmctldHost"):
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            _check_ctld_host(item)
     if isinstance(value, Mapping):
         if typ != "str":
             raise SlurmConfError("%s %s: a mapping only renders for list-of-options keys" % (conf, key))
         for name, item in value.items():
             if item is False or item is None:
                 raise SlurmConfError("%s %s: option %r is %r; leave it out instead" % (conf, key, name, item))
+            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.+/-]*", name):
+                raise SlurmConfError("%s %s: option name %r is not allowed; expected letters, digits, '_', '.', "
+                                     "'+', '/' and '-' (no '=', ',', blank or '#')" % (conf, key, name))
         value = _as_items(value)
     if isinstance(value, (list, tuple)):
         if not value:
@@ -366,11 +464,12 @@ def cgroup_conf(version: Any, constrain_devices: bool = True, constrain_cores: b
 from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (  # noqa: E402
     HostlistError, compress_hostlist, expand_hostlist, host_sort_key)
 
-_NODE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_WORD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_GRES_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+# All applied with fullmatch. Node, partition, feature and gres model names are input_rules' slurm_name.
+_GRES_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+_GRES_NAME_ALLOWED = "a letter, then up to 63 letters, digits or '_' (e.g. gpu)"
 # Slurm time: MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS (parse_time.c time_str2mins).
-_TIME_RE = re.compile(r"^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2})$")
+_TIME_RE = re.compile(r"[0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]+|[0-9]+-[0-9]+:[0-9]{1,2}"
+                      r"|[0-9]+-[0-9]+:[0-9]{1,2}:[0-9]{1,2}")
 _NODE_FIELDS = ("name", "cpus", "boards", "sockets", "cores_per_socket", "threads_per_core",
                 "real_memory", "gres", "features", "weight", "extra")
 _NODE_OWN_KEYS = ("nodename", "cpus", "procs", "boards", "sockets", "socketsperboard", "corespersocket",
@@ -384,6 +483,19 @@ def _positive_int(where: str, value: Any, minimum: int = 1, maximum: int = 0xFFF
         raise SlurmConfError("%s must be a whole number, got %r" % (where, value))
     if not minimum <= value <= maximum:
         raise SlurmConfError("%s=%d is outside %d..%d" % (where, value, minimum, maximum))
+    return value
+
+
+def _slurm_name(where: str, value: Any) -> str:
+    return input_rules.check("slurm_name", where, value, SlurmConfError)
+
+
+def _mapping(where: str, value: Any) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SlurmConfError("%s must be a mapping of Slurm options (Key: value), got %r of type %s"
+                             % (where, value, type(value).__name__))
     return value
 
 
@@ -411,10 +523,10 @@ def _gres_items(where: str, gres: Any) -> Tuple[Tuple[str, str, int], ...]:
         if not isinstance(item, Mapping) or set(item) - {"type", "model", "count"} or "type" not in item:
             raise SlurmConfError("%s must be a mapping with type, optional model and count, got %r" % (spot, item))
         name, model = item["type"], item.get("model")
-        if not isinstance(name, str) or not _GRES_NAME_RE.match(name):
-            raise SlurmConfError("%s type %r is not a GRES name such as 'gpu'" % (spot, name))
-        if model is not None and (not isinstance(model, str) or not _WORD_RE.match(model) or ":" in model):
-            raise SlurmConfError("%s model %r must be a word such as 'h100' (no ':' or spaces)" % (spot, model))
+        if not isinstance(name, str) or not _GRES_NAME_RE.fullmatch(name):
+            raise SlurmConfError("%s type: %r is not allowed; expected %s" % (spot, name, _GRES_NAME_ALLOWED))
+        if model is not None:
+            _slurm_name("%s model (e.g. h100)" % spot, model)
         count = _positive_int("%s count" % spot, item.get("count"), 1, 0xFFFFFFFF)
         if (name, model) in seen:
             raise SlurmConfError("%s repeats %s:%s; give each type/model once with its total count"
@@ -435,10 +547,7 @@ def _node_spec(node: Any, index: int, table: Mapping[str, Tuple[str, str]], rele
     if unknown:
         raise SlurmConfError("node %d (%s): unknown field(s) %s; known: %s"
                              % (index, node.get("name"), ", ".join(sorted(map(str, unknown))), ", ".join(_NODE_FIELDS)))
-    name = node.get("name")
-    if not isinstance(name, str) or not _NODE_NAME_RE.match(name):
-        raise SlurmConfError("node %d name %r is not a host name (letters, digits, '.', '-', '_', at most "
-                             "64 characters, no hostlist brackets)" % (index, name))
+    name = _slurm_name("node %d name" % index, node.get("name"))
     where = "node %s" % name
     sockets = _positive_int(where + " sockets", node.get("sockets"))
     cores = _positive_int(where + " cores_per_socket", node.get("cores_per_socket"))
@@ -456,17 +565,16 @@ def _node_spec(node: Any, index: int, table: Mapping[str, Tuple[str, str]], rele
             "whole cores set threads_per_core=1" % (where, cpus, sockets, cores, threads, total))
     memory = _positive_int(where + " real_memory (MiB)", node.get("real_memory"), 1, 0xFFFFFFFFFFFFFFFF)
     features = node.get("features") or []
-    if not isinstance(features, (list, tuple)) or not all(isinstance(f, str) and _WORD_RE.match(f) for f in features):
-        raise SlurmConfError("%s features must be a list of words (letters, digits, '_', '.', '-'), got %r"
-                             % (where, features))
+    if not isinstance(features, (list, tuple)):
+        raise SlurmConfError("%s features must be a list of names, got %r" % (where, features))
+    for number, feature in enumerate(features):
+        _slurm_name("%s features[%d]" % (where, number), feature)
     if len(set(features)) != len(features):
         raise SlurmConfError("%s features %r repeat a feature" % (where, features))
     weight = node.get("weight")
     if weight is not None:
         _positive_int(where + " weight", weight, 0, 0xFFFFFFFE)
-    extra = node.get("extra") or {}
-    if not isinstance(extra, Mapping):
-        raise SlurmConfError("%s extra must be a mapping of NodeName options, got %r" % (where, extra))
+    extra = _mapping(where + " extra", node.get("extra"))
     rendered_extra = []
     for key, value in sorted(extra.items(), key=lambda kv: str(kv[0]).lower()):
         low = str(key).lower()
@@ -532,9 +640,10 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
         if not isinstance(part, Mapping) or set(part) - set(_PART_FIELDS):
             raise SlurmConfError("partition %d must be a mapping with fields %s, got %r"
                                  % (index, ", ".join(_PART_FIELDS), part))
-        name = part.get("name")
-        if not isinstance(name, str) or not _WORD_RE.match(name) or name.upper() == "DEFAULT":
-            raise SlurmConfError("partition %d name %r must be a word (and not DEFAULT)" % (index, name))
+        name = _slurm_name("partition %d name" % index, part.get("name"))
+        if name.upper() == "DEFAULT":
+            raise SlurmConfError("partition %d name %r is Slurm's keyword for defaults; choose another name"
+                                 % (index, name))
         if name in names:
             raise SlurmConfError("partition %s is defined twice; Slurm would merge or reject it" % name)
         names.add(name)
@@ -560,7 +669,7 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
         max_time = part.get("max_time")
         if max_time is not None:
             text = str(max_time) if not isinstance(max_time, bool) else ""
-            if not (_TIME_RE.match(text) or text.upper() in ("UNLIMITED", "INFINITE")):
+            if not (_TIME_RE.fullmatch(text) or text.upper() in ("UNLIMITED", "INFINITE")):
                 raise SlurmConfError("%s max_time %r is not a Slurm time (minutes, [D-]HH:MM:SS or "
                                      "UNLIMITED)" % (where, max_time))
             parts.append("MaxTime=%s" % (text if text[0].isdigit() else text.upper()))
@@ -569,7 +678,7 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
             if not isinstance(state, str) or state.upper() not in _PART_STATES:
                 raise SlurmConfError("%s state %r is not one of %s" % (where, state, ", ".join(_PART_STATES)))
             parts.append("State=%s" % state.upper())
-        for key, value in sorted((part.get("extra") or {}).items(), key=lambda kv: str(kv[0]).lower()):
+        for key, value in sorted(_mapping(where + " extra", part.get("extra")).items(), key=lambda kv: str(kv[0]).lower()):
             low = str(key).lower()
             if low in ("partitionname", "nodes", "default", "maxtime", "state"):
                 raise SlurmConfError("%s extra sets %s; use the %s field" % (where, key, low))
@@ -602,12 +711,13 @@ def _core_list(where: str, value: Any) -> List[int]:
     if isinstance(value, str):
         cores = []
         for part in value.split(","):
-            match = re.match(r"^(\d+)(?:-(\d+))?$", part.strip())
+            match = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
             if not match or (match.group(2) and int(match.group(2)) < int(match.group(1))):
                 raise SlurmConfError("%s %r is not a core list such as '0-51' or '0-25,52-77'" % (where, value))
             cores.extend(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
         return cores
-    if isinstance(value, (list, tuple)) and value and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in value):
+    if isinstance(value, (list, tuple)) and value and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 0xFFFF
+                                                          for c in value):
         return list(value)
     raise SlurmConfError("%s must be a core list string or a list of core numbers, got %r" % (where, value))
 
@@ -621,10 +731,10 @@ def _gres_entry(index: int, entry: Any) -> Tuple[List[str], List[str], Optional[
     hosts = compress_hostlist(names)
     where = "gres.conf NodeName=%s" % hosts
     name, model = entry.get("name", "gpu"), entry.get("type")
-    if not isinstance(name, str) or not _GRES_NAME_RE.match(name):
-        raise SlurmConfError("%s name %r is not a GRES name such as 'gpu'" % (where, name))
-    if model is not None and (not isinstance(model, str) or not _WORD_RE.match(model)):
-        raise SlurmConfError("%s type %r must be a word such as 'h100'" % (where, model))
+    if not isinstance(name, str) or not _GRES_NAME_RE.fullmatch(name):
+        raise SlurmConfError("%s name: %r is not allowed; expected %s" % (where, name, _GRES_NAME_ALLOWED))
+    if model is not None:
+        _slurm_name("%s type (e.g. h100)" % where, model)
     if entry.get("autodetect") is not None:
         mode = entry["autodetect"]
         if mode not in ("nvml", "rsmi", "oneapi", "nrt", "off"):
@@ -659,13 +769,17 @@ def _gres_entry(index: int, entry: Any) -> Tuple[List[str], List[str], Optional[
                 raise SlurmConfError("%s: numa_node %d has no entry in numa_cores (%s)"
                                      % (spot, numa, ", ".join(map(str, numa_cores))))
         by_numa.setdefault(numa, []).append(gpu_index)
-    device = entry.get("device", "/dev/nvidia")
+    device = input_rules.check("device_path", "%s device" % where, entry.get("device", "/dev/nvidia"), SlurmConfError)
+    if device[-1].isdigit():
+        raise SlurmConfError("%s device: %r ends in a digit; it is the prefix the GPU index is appended to "
+                             "(/dev/nvidia gives /dev/nvidia0), so %r would read as another device"
+                             % (where, device, device + "0"))
     lines = []
     for numa in sorted(by_numa, key=lambda n: (n is None, n)):
         parts = ["NodeName=%s" % hosts, "Name=%s" % name]
         if model:
             parts.append("Type=%s" % model)
-        parts.append("File=%s" % compress_hostlist(["%s%d" % (device, i) for i in by_numa[numa]]))
+        parts.append("File=%s" % compress_hostlist(["%s%d" % (device, i) for i in by_numa[numa]], "device_path"))
         if numa is not None and numa_cores is not None:
             cores = numa_cores.get(numa, numa_cores.get(str(numa)))
             parts.append("Cores=%s" % _core_ranges(_core_list("%s numa_cores[%s]" % (where, numa), cores)))

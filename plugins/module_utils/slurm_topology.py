@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
     HostlistError, compress_hostlist, expand_hostlist, host_sort_key)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
     SlurmConfError, slurm_release)
 
-_SWITCH_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _BLOCK_MIN_RELEASE = "23.11"
 _BLOCK_SIZES_MIN_RELEASE = "24.05"
 
@@ -48,9 +48,10 @@ def _hosts(where: str, value: Any) -> List[str]:
 
 
 def _check_name(kind: str, name: Any) -> str:
-    if not isinstance(name, str) or not _SWITCH_RE.match(name):
-        raise SlurmConfError("%s name %r must be a simple name (letters, digits, '.', '-', '_', under 64 "
-                             "characters) so that it compresses into a hostlist" % (kind, name))
+    input_rules.check("slurm_name", "%s name" % kind, name, SlurmConfError)
+    if len(name) > 63:
+        raise SlurmConfError("%s name %r has %d characters; Slurm takes names shorter than HOST_NAME_MAX (64)"
+                             % (kind, name, len(name)))
     if compress_hostlist([name]) != name:
         raise SlurmConfError("%s name %r does not survive hostlist compression; rename it" % (kind, name))
     return name
@@ -64,7 +65,11 @@ def _switches_of(fabric: Mapping[str, Any]) -> List[Dict[str, Any]]:
         raw = fabric["switches"]
         if not isinstance(raw, (list, tuple)) or not raw:
             raise SlurmConfError("tree fabric switches must be a non-empty list, got %r" % (raw,))
-        return [dict(sw) if isinstance(sw, Mapping) else {"name": sw} for sw in raw]
+        for index, sw in enumerate(raw):
+            if not isinstance(sw, Mapping):
+                raise SlurmConfError("tree fabric switches[%d] must be a mapping {name, nodes or switches, "
+                                     "link_speed?}, got %r" % (index, sw))
+        return [dict(sw) for sw in raw]
     leaves, spines = fabric.get("leaves"), fabric.get("spines") or []
     if not isinstance(leaves, (list, tuple)) or not leaves:
         raise SlurmConfError("tree fabric needs leaves: [{name, nodes}] (or switches: [...]), got %r" % (leaves,))
@@ -90,7 +95,8 @@ def _check_tree(switches: List[Dict[str, Any]], nodes: Optional[Sequence[str]]) 
     for index, sw in enumerate(switches):
         unknown = set(sw) - {"name", "nodes", "switches", "link_speed"}
         if unknown:
-            raise SlurmConfError("switch %r: unknown field(s) %s" % (sw.get("name"), ", ".join(sorted(unknown))))
+            raise SlurmConfError("switch %r: unknown field(s) %s; allowed: name, nodes, switches, link_speed"
+                                 % (sw.get("name"), ", ".join(sorted(map(str, unknown)))))
         name = _check_name("SwitchName", sw.get("name"))
         if name in seen:
             raise SlurmConfError("SwitchName %s is defined twice (items %d and %d); Slurm stops with "
@@ -243,17 +249,21 @@ def topology_conf_lines(fabric: Any, version: Any = "22.05", nodes: Optional[Seq
     if not isinstance(fabric, Mapping):
         raise SlurmConfError("fabric must be a mapping with kind: tree or kind: block, got %r" % (fabric,))
     if nodes is not None:
-        nodes = _hosts("nodes", list(nodes) if not isinstance(nodes, str) else nodes)
+        nodes = _hosts("nodes", nodes)
     kind = fabric.get("kind", "tree")
+    if not isinstance(kind, str):
+        raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
     if kind == "tree":
         extra = set(fabric) - {"kind", "leaves", "spines", "switches"}
         if extra:
-            raise SlurmConfError("tree fabric: unknown field(s) %s" % ", ".join(sorted(extra)))
+            raise SlurmConfError("tree fabric: unknown field(s) %s; allowed: kind, leaves, spines, switches"
+                                 % ", ".join(sorted(map(str, extra))))
         return _tree_lines(_check_tree(_switches_of(fabric), nodes))
     if kind == "block":
         extra = set(fabric) - {"kind", "blocks", "block_sizes"}
         if extra:
-            raise SlurmConfError("block fabric: unknown field(s) %s" % ", ".join(sorted(extra)))
+            raise SlurmConfError("block fabric: unknown field(s) %s; allowed: kind, blocks, block_sizes"
+                                 % ", ".join(sorted(map(str, extra))))
         return _check_blocks(fabric, release, nodes)
     raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
 

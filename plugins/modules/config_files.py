@@ -28,7 +28,9 @@ options:
     required: true
     suboptions:
       dest:
-        description: Absolute path of the file.
+        description:
+          - Absolute path of the file, of letters, digits, C(_), C(.), C(+), C(@), C(:), C(~) and C(-), with no C(.) or
+            C(..) part, blank or control character.
         type: path
         required: true
       content:
@@ -116,6 +118,12 @@ from typing import Any, Dict, List, Optional
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
+from ansible_collections.gpufleet.cluster.plugins.module_utils.file_rules import (
+    FileRuleError,
+    absolute_path,
+    account,
+    mode,
+)
 
 ARGUMENT_SPEC = {
     "files": {
@@ -169,13 +177,14 @@ def write_atomically(module: AnsibleModule, dest: str, data: bytes) -> None:
 def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
     """Bring one file to its content and attributes; return what changed."""
     dest = spec["dest"]
-    if not os.path.isabs(dest):
-        module.fail_json(msg=f"config_files: dest must be an absolute path, got {dest!r}")
     directory = os.path.dirname(dest)
     want = to_bytes(spec["content"], errors="surrogate_or_strict")
     if os.path.isdir(dest):
         module.fail_json(msg=f"config_files: cannot write {dest}: it is a directory")
-    have = read_current(dest)
+    try:
+        have = read_current(dest)
+    except (OSError, IOError) as err:
+        module.fail_json(msg=f"config_files: reading {dest} to compare it failed: {to_native(err)}")
     content_changed = have != want
     if content_changed and not os.path.isdir(directory) and not spec["parents"]:
         module.fail_json(msg=f"config_files: cannot write {dest}: its directory {directory} does not exist "
@@ -194,7 +203,11 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
     if os.path.exists(dest):
         file_args = module.load_file_common_arguments(
             {"path": dest, "owner": spec["owner"], "group": spec["group"], "mode": spec["mode"]})
-        attrs_changed = module.set_fs_attributes_if_different(file_args, False)
+        try:
+            attrs_changed = module.set_fs_attributes_if_different(file_args, False)
+        except (OSError, IOError) as err:
+            module.fail_json(msg=f"config_files: setting owner {spec['owner']}, group {spec['group']} and mode "
+                                 f"{spec['mode']} of {dest} failed: {to_native(err)}")
     elif module.check_mode:
         attrs_changed = True  # a new file gets its attributes too
     if content_changed and module._diff:  # pylint: disable=protected-access
@@ -208,10 +221,22 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
             "created": have is None}
 
 
+def check_spec(module: AnsibleModule, index: int, spec: Dict[str, Any]) -> None:
+    """Refuse a dest, owner, group or mode no file should get, before anything is written."""
+    try:
+        absolute_path(f"files[{index}].dest", spec["dest"])
+        account(f"files[{index}].owner", spec["owner"])
+        account(f"files[{index}].group", spec["group"])
+        mode(f"files[{index}].mode", spec["mode"])
+    except FileRuleError as err:
+        module.fail_json(msg=f"config_files: refusing to write files[{index}]: {err}")
+
+
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     seen = set()
-    for spec in module.params["files"]:
+    for index, spec in enumerate(module.params["files"]):
+        check_spec(module, index, spec)
         if spec["dest"] in seen:
             module.fail_json(msg=f"config_files: {spec['dest']} is listed twice; each file is written once")
         seen.add(spec["dest"])

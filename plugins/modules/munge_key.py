@@ -20,7 +20,7 @@ description:
     fingerprint does, so nodes sharing a key can be compared in logs.
 options:
   path:
-    description: The key file.
+    description: The key file, an absolute path with no C(.) or C(..) part, blank or control character.
     type: path
     default: /etc/munge/munge.key
   content_b64:
@@ -43,7 +43,9 @@ options:
     type: str
     default: munge
   mode:
-    description: Permissions of the key file; munged refuses a key that group or others can access.
+    description:
+      - Permissions of the key file, an octal string; munged refuses a key that group or others can access, so only
+        C('0400') and C('0600') are accepted.
     type: str
     default: '0400'
   return_content:
@@ -100,9 +102,15 @@ content_b64:
 
 import base64
 import os
+import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpufleet.cluster.plugins.module_utils.file_rules import (
+    FileRuleError,
+    absolute_path,
+    account,
+)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.munge_key import (
     KEY_MAX_BYTES,
     KEY_MIN_BYTES,
@@ -133,8 +141,26 @@ def _summary(info):
     return f"sha256={info['sha256']} size={info['size']} mode={info['mode']} uid={info['uid']} gid={info['gid']}\n"
 
 
+def check_params(module: AnsibleModule) -> None:
+    """Refuse a path, owner, group or mode munged (or this module) should never get, before anything is read."""
+    params = module.params
+    try:
+        absolute_path("path", params["path"])
+        account("owner", params["owner"])
+        account("group", params["group"])
+        if not isinstance(params["mode"], str) or not re.fullmatch(r"0?[0-7]{3}|[0-7]{4}", params["mode"]):
+            raise FileRuleError("mode: %r is not allowed; expected an octal mode such as '0400'" % (params["mode"],))
+        bits = int(params["mode"], 8)
+        if bits & 0o077 or not bits & 0o400:
+            raise FileRuleError("mode: %r is not allowed; munged refuses a key that group or others can access and "
+                                "must read it, so expected '0400' or '0600'" % (params["mode"],))
+    except FileRuleError as exc:
+        module.fail_json(msg=f"munge_key: refusing to manage {params['path']!r}: {exc}")
+
+
 def run_module(module: AnsibleModule) -> dict:
     params = module.params
+    check_params(module)
     path = params["path"]
     current = None
     if os.path.exists(path):
@@ -200,7 +226,11 @@ def run_module(module: AnsibleModule) -> dict:
 
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    module.exit_json(**run_module(module))
+    try:
+        result = run_module(module)
+    except (OSError, MungeKeyError) as exc:
+        module.fail_json(msg=f"munge_key: managing the key file {module.params['path']} failed: {exc}")
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

@@ -104,9 +104,10 @@ def test_apt_add_components_needs_suites_and_components():
         apt_add_components([LAB_IMAGE], suites=[], components=NONFREE)
 
 
-def test_apt_sources_checks_uri():
-    with pytest.raises(AnsibleFilterError, match="^gpufleet.cluster.apt_sources: uri must be a non-empty string"):
-        apt_sources([LAB_IMAGE], uri="")
+@pytest.mark.parametrize("uri", ["", "http://deb.debian.org/debian\n", "http://x/ debian", "debian"])
+def test_apt_sources_checks_uri(uri):
+    with pytest.raises(AnsibleFilterError, match="^gpufleet.cluster.apt_sources: uri: .* is not allowed; expected a URI"):
+        apt_sources([LAB_IMAGE], uri=uri)
 
 
 def test_module_utils_errors_carry_the_filter_name():

@@ -37,8 +37,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
     ("n[0-2]", ["n0", "n1", "n2"]),
     ("[1-3]", ["1", "2", "3"]),
     ("login", ["login"]),
-    # comma, space, tab and newline separate names outside brackets
-    ("a, b\tc\nd", ["a", "b", "c", "d"]),
+    # only a comma separates names (blanks and line breaks are refused, see below)
+    ("a,b,c,d", ["a", "b", "c", "d"]),
     # a suffix after the bracket (Slurm allows it on 1-D clusters)
     ("n[1-3]-ib", ["n1-ib", "n2-ib", "n3-ib"]),
     # duplicates and input order are kept, as `scontrol show hostnames` prints them
@@ -92,7 +92,7 @@ def test_limit_counts_the_cartesian_product():
     ("n[1-2", r"bracket opened at position 1 is never closed; add '\]'"),
     ("n1]", r"'\]' at position 2 closes no bracket"),
     ("n[[1]]", r"brackets do not nest"),
-    ("n[1, 2]", r"whitespace at position 4 inside the bracket"),
+    ("n[1, 2]", r"blank ' ' at position 4 is not allowed"),
     ("n[]", r"empty bracket"),
     ("n[a-b]", r"'a-b' in name 'n\[a-b\]' is not a number or a low-high range"),
     ("n[1-]", r"'1-' in name"),
@@ -101,7 +101,19 @@ def test_limit_counts_the_cartesian_product():
     ("a,,b", r"element 1 .* is empty; remove the extra comma"),
     ("a,", r"element 1 .* is empty"),
     (",a", r"element 0 .* is empty"),
-    ("n\x00", r"not printable ASCII"),
+    ("n\x00", r"control character '\\x00' at position 1 is not allowed"),
+    ("né", r"not printable ASCII"),
+    # Slurm reads blanks and line breaks as separators; here they are refused, so that a value
+    # can never carry a second word into a slurm.conf line
+    ("a, b", r"blank ' ' at position 2 is not allowed; names hold only letters, digits, '\.', '_' and '-'"),
+    ("a\tb", r"control character '\\t' at position 1"),
+    ("gpu01\n", r"control character '\\n' at position 5"),
+    ("n1 NodeAddr=10.0.0.9", r"'n1 NodeAddr=10\.0\.0\.9': blank ' ' at position 2 is not allowed"),
+    ("n1#x", r"character '#' at position 2 is not allowed; names hold only letters"),
+    ("n=1", r"character '=' at position 1 is not allowed"),
+    ("n/1", r"character '/' at position 1 is not allowed"),
+    ("-n1", r"gives the name '-n1', which is not allowed; expected a letter or digit"),
+    ("n" * 65, r"which is not allowed; expected a letter or digit, then up to 63"),
 ])
 def test_expand_refuses_malformed(expr, message):
     with pytest.raises(HostlistError, match=message):

@@ -83,7 +83,7 @@ def test_reference_design_leaves_and_spines():
     ({"switches": [{"name": "a", "nodes": "n1"}, {"name": "a", "nodes": "n2"}]}, r"SwitchName a is defined twice"),
     ({"switches": [{"name": "a", "nodes": "n1", "switches": ["b"]}]}, r"has both child switches and nodes"),
     ({"switches": [{"name": "a"}]}, r"has neither child switches nor nodes"),
-    ({"switches": [{"name": "leaf[1-2]", "nodes": "n1"}]}, r"name 'leaf\[1-2\]' must be a simple name"),
+    ({"switches": [{"name": "leaf[1-2]", "nodes": "n1"}]}, r"SwitchName name: 'leaf\[1-2\]' is not allowed; expected a letter or digit"),
     ({"switches": [{"name": "a", "nodes": "n1", "link_speed": 0}]}, r"link_speed 0 must be a whole number"),
     ({"switches": [{"name": "a", "nodes": "n[1-3"}]}, r"switch a nodes: hostlist 'n\[1-3'"),
     ({"switches": [], "leaves": []}, r"either switches or leaves/spines"),

@@ -8,6 +8,7 @@ import os
 import pwd
 import stat
 
+import pytest
 from ansible_collections.gpufleet.cluster.plugins.modules import config_files as module
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -114,3 +115,40 @@ def test_any_text_round_trips_and_second_run_is_idempotent(tmp_path_factory, fir
     two = run_module_main(module, {"files": [spec(path, second)]})
     assert two["changed"] is (first != second)
     assert path.read_bytes() == second.encode("utf-8")
+
+
+# ------------------------------------------------------------------ input rules (issue 13)
+
+@pytest.mark.parametrize("field, value, shown", [
+    ("dest", "etc/slurm/slurm.conf", "files[0].dest: 'etc/slurm/slurm.conf' is not allowed; expected an absolute path"),
+    ("dest", "/etc/slurm/../passwd", "files[0].dest: '/etc/slurm/../passwd' is not allowed"),
+    ("dest", "/etc/slurm/slurm.conf\n", "files[0].dest: '/etc/slurm/slurm.conf\\n' is not allowed"),
+    ("dest", "/etc/slurm/slurm conf", "files[0].dest: '/etc/slurm/slurm conf' is not allowed"),
+    ("mode", "0x644", "files[0].mode: '0x644' is not allowed; expected an octal mode as a string ('0644')"),
+    ("mode", "rw-r--r--", "files[0].mode: 'rw-r--r--' is not allowed"),
+    ("mode", 0o17777, "files[0].mode: 8191 is not allowed"),
+    ("owner", "root\n", "files[0].owner: 'root\\n' is not allowed; expected a user or group name"),
+    ("group", "wheel staff", "files[0].group: 'wheel staff' is not allowed"),
+])
+def test_refuses_bad_paths_owners_and_modes_before_writing(run_main, tmp_path, field, value, shown):
+    good = spec(tmp_path / "a.conf", "A=1\n")
+    good[field] = value if field != "dest" else value.replace("/etc/slurm", str(tmp_path)) if value.startswith("/") else value
+    result = run_main(module, {"files": [good]})
+    assert result["failed"] is True
+    assert result["msg"].startswith("config_files: refusing to write files[0]: ")
+    assert shown.replace("/etc/slurm", str(tmp_path)) in result["msg"]
+    assert os.listdir(tmp_path) == []
+
+
+def test_symbolic_and_numeric_modes_still_work(run_main, tmp_path):
+    result = run_main(module, {"files": [spec(tmp_path / "a.conf", "A=1\n", mode="u=rw,go=r"),
+                                         spec(tmp_path / "b.conf", "B=1\n", mode=0o600)]})
+    assert result["changed"] is True
+    assert mode_of(tmp_path / "a.conf") == 0o644 and mode_of(tmp_path / "b.conf") == 0o600
+
+
+def test_an_unreadable_destination_fails_with_what_was_attempted(run_main, tmp_path):
+    (tmp_path / "plain").write_text("not a directory\n")
+    result = run_main(module, {"files": [spec(tmp_path / "plain" / "a.conf", "A=1\n")]})
+    assert result["failed"] is True
+    assert result["msg"].startswith("config_files: reading %s to compare it failed: " % (tmp_path / "plain" / "a.conf"))

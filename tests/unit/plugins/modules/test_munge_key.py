@@ -124,3 +124,35 @@ def test_documentation_matches_argument_spec():
         assert options[name]["type"] == spec["type"], name
         assert options[name].get("default") == spec.get("default"), name
     assert module.ARGUMENT_SPEC["content_b64"]["no_log"] is True
+
+
+# ------------------------------------------------------------------ input rules (issue 13)
+@pytest.mark.parametrize("field, value, shown", [
+    ("path", "munge.key", "path: 'munge.key' is not allowed; expected an absolute path"),
+    ("path", "/etc/munge/../munge.key", "path: '/etc/munge/../munge.key' is not allowed"),
+    ("path", "/etc/munge/munge.key\n", "path: '/etc/munge/munge.key\\n' is not allowed"),
+    ("mode", "0644", "mode: '0644' is not allowed; munged refuses a key that group or others can access"),
+    ("mode", "0200", "mode: '0200' is not allowed; munged refuses"),
+    ("mode", "u=r", "mode: 'u=r' is not allowed; expected an octal mode such as '0400'"),
+    ("owner", "munge\n", "owner: 'munge\\n' is not allowed; expected a user or group name"),
+    ("group", "munge users", "group: 'munge users' is not allowed"),
+])
+def test_refuses_bad_paths_owners_and_modes(run_main, args, field, value, shown):
+    result = run_main(module, dict(args, generate=True, **{field: value}))
+    assert result["failed"] is True
+    assert result["msg"].startswith("munge_key: refusing to manage ") and shown in result["msg"]
+    assert not os.path.exists(args["path"])
+
+
+def test_a_path_below_a_plain_file_fails_with_what_was_attempted(run_main, args, tmp_path):
+    (tmp_path / "plain").write_text("x")
+    path = str(tmp_path / "plain" / "munge.key")
+    result = run_main(module, dict(args, path=path, generate=True))
+    assert result["failed"] is True
+    # before: a raw NotADirectoryError from describe()
+    assert result["msg"] == "munge_key: managing the key file %s failed: [Errno 20] Not a directory: %r" % (path, path)
+
+
+def test_mode_0600_is_accepted(run_main, args):
+    result = run_main(module, dict(args, generate=True, mode="0600"))
+    assert result["changed"] is True and stat.S_IMODE(os.stat(args["path"]).st_mode) == 0o600
