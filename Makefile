@@ -20,7 +20,7 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 MOLECULE_SCENARIOS := $(filter-out dev_%,$(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))))
 
 .PHONY: help demo test deps host-deps venv images lab-up lab-down lab-status converge \
-        lint sanity unit plan local molecule e2e test-all test-clean
+        lint sanity unit plan install-test local molecule e2e test-all test-clean
 
 help:
 	@sed -n '2,4p' Makefile
@@ -72,7 +72,7 @@ test: deps
 	  if [ $$rc -eq 0 ]; then echo "make test: all stages passed"; else echo "make test: FAILED (exit $$rc)"; fi; \
 	  exit $$rc
 
-test-all: lint sanity unit plan local molecule e2e
+test-all: lint sanity unit plan install-test local molecule e2e
 
 lint: venv
 	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the
@@ -99,6 +99,12 @@ plan: venv
 	@# The HTML report, opened in headless Chromium: it renders, every section is there, no console message.
 	$(PY) tests/browser/check_report.py .build/plan-test/report.html
 	pytest -q tests/browser
+
+# The collection as a user installs it: the built tarball next to exactly galaxy.yml's dependencies (offline, from
+# the ansible bundle), nothing else visible; every playbook loads and the plan runs from there, by FQCN; each
+# declared dependency left out must fail (docs/install.md).
+install-test: venv
+	tests/install/run.sh
 
 # Roles that need no container (switch configuration), run against localhost and loopback stand-ins.
 local: venv

@@ -59,13 +59,20 @@ INDEX_ENTRY = re.compile(r"^\* `(\S+) (module|filter|role) <(\S+\.rst)>`_ --(.*)
 KINDS = (("module", "Modules"), ("filter", "Filters"), ("role", "Roles"))
 
 
+def bundle_paths() -> list[str]:
+    """The site-packages folders where the ansible package installed its collections (ansible_collections/)."""
+    return [entry for entry in sys.path
+            if entry and os.path.isfile(os.path.join(entry, "ansible_collections", "ansible_community.py"))]
+
+
 def tool_env() -> dict[str, str]:
-    """The environment for antsibull-docs: this checkout as the only collection, a fixed hash seed."""
+    """The environment for antsibull-docs: this checkout first, then the ansible bundle; a fixed hash seed."""
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env["ANSIBLE_CONFIG"] = os.path.join(ROOT, "ansible.cfg")
-    # Not ~/.ansible or .ansible/ (ansible-lint's copy): the checkout itself is what gets documented.
-    env["ANSIBLE_COLLECTIONS_PATH"] = os.path.join(ROOT, "collections")
+    # Not ~/.ansible or .ansible/ (ansible-lint's copy): the checkout itself is what gets documented. The ansible
+    # bundle's collections come after it: the linter loads galaxy.yml's dependencies to check references to them.
+    env["ANSIBLE_COLLECTIONS_PATH"] = os.pathsep.join([os.path.join(ROOT, "collections"), *bundle_paths()])
     env["ANSIBLE_COLLECTIONS_SCAN_SYS_PATH"] = "false"
     # Error pages list sets; a fixed seed keeps every page the same from run to run.
     env["PYTHONHASHSEED"] = "0"

@@ -57,14 +57,14 @@ def context(tmp_path_factory):
 def test_create_writes_a_context_with_this_collection_and_its_dependencies(context):
     containerfile = (context / "Containerfile").read_text()
     assert "ARG EE_BASE_IMAGE=\"localhost/gpufleet-ee-base:latest\"" in containerfile
-    # The galaxy stage installs ansible.posix, community.general and awx.awx, then this checkout's tarball, so that the
+    # The galaxy stage installs ansible.posix, community.general, community.mysql and awx.awx, then this checkout's tarball, so that the
     # builder stage's introspection reads gpufleet.cluster's meta/execution-environment.yml too.
     galaxy = containerfile[containerfile.index("FROM base AS galaxy"):containerfile.index("FROM base AS builder")]
     assert "ansible-galaxy collection install" in galaxy
     assert "COPY _build/collections/gpufleet-cluster.tar.gz /tmp/gpufleet-cluster.tar.gz" in galaxy
     assert "ansible-galaxy collection install /tmp/gpufleet-cluster.tar.gz -p /usr/share/ansible/collections" in galaxy
     requirements = yaml.safe_load((context / "_build" / "requirements.yml").read_text())
-    assert [c["name"] for c in requirements["collections"]] == ["ansible.posix", "community.general", "awx.awx"]
+    assert [c["name"] for c in requirements["collections"]] == ["ansible.posix", "community.general", "community.mysql", "awx.awx"]
     assert (context / "_build" / "collections" / "gpufleet-cluster.tar.gz").stat().st_size > 100_000
     assert 'ARG ANSIBLE_INSTALL_REFS="ansible-core==2.19.14 ansible-runner==2.4.1"' in containerfile
     # The builder stage reads every installed collection's EE metadata, this one's included.
