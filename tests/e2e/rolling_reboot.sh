@@ -90,7 +90,7 @@ grep -q "$stuck runs nvidia $old_module after the reboot, not the installed" "$l
 ! grep -E "TASK \[gpufleet\.cluster\.nvidia_driver : Reboot \| (Drain in Slurm|Reboot) $next\]" "$logs/rolling-stuck.log" \
   || { echo "FAILED: the rolling reboot went on to $next after stopping at $stuck"; exit 1; }
 stuck_state=$(on_login "sinfo --noheader --Node --nodes $stuck,$next --format=%N:%T:%E")
-echo "Slurm after the stop: $(echo "$stuck_state" | sed 's/\\n/ /g')"
+echo "Slurm after the stop: ${stuck_state//\\n/ }"
 echo "$stuck_state" | grep -q "$stuck:drained:gpufleet nvidia_driver update, reboot" \
   || { echo "FAILED: $stuck is not left drained by the upgrade: $stuck_state"; exit 1; }
 echo "$stuck_state" | grep -q "$next:idle:none" || { echo "FAILED: $next was drained: $stuck_state"; exit 1; }

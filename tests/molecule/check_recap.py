@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -39,8 +38,8 @@ def check_step_recaps(text: str) -> Tuple[bool, List[Dict[str, int]]]:
             continue
         match = RECAP.match(line.strip()) if step == "check" else None
         if match:
-            rows.append({"host": match.group("host"), **{k: int(match.group(k)) for k in
-                                                          ("ok", "changed", "unreachable", "failed")}})
+            counts = {k: int(match.group(k)) for k in ("ok", "changed", "unreachable", "failed")}
+            rows.append({"host": match.group("host"), **counts})
     return found, rows
 
 

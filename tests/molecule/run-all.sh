@@ -16,12 +16,15 @@ for s in "$@"; do [[ " $order " == *" $s "* ]] || scenarios+=("$s"); done
 run_one() {  # run_one SCENARIO: molecule test, its log, one line of result
   local s=$1 start=$SECONDS
   # molecule fails its check step only when a task fails: check_recap.py also fails a change reported there.
+  local recap=""
   if (cd "$root" && molecule test -s "$s") >"$logs/$s.log" 2>&1 \
-     && python3 "$root/tests/molecule/check_recap.py" "$logs/$s.log" >>"$logs/$s.log" 2>&1; then
+     && recap=$(python3 "$root/tests/molecule/check_recap.py" "$logs/$s.log" 2>&1); then
+    echo "$recap" >>"$logs/$s.log"
     echo "== molecule scenario $s: passed ($((SECONDS - start)) s)"
   else
     echo "== molecule scenario $s: FAILED ($((SECONDS - start)) s), the end of $logs/$s.log:"
     tail -60 "$logs/$s.log"
+    [ -z "$recap" ] || echo "$recap"
     return 1
   fi
 }

@@ -103,7 +103,7 @@ def test_login_has_only_the_clients(host):
         assert not host.package(package).is_installed
     # The login node reaches the controller, which knows the one compute node, and that node is in service.
     states = {}
-    for _ in range(30):
+    for _attempt in range(30):
         out = host.check_output("sinfo --noheader --Node --format '%N %t'")
         states = dict(line.split() for line in out.splitlines())
         if states == {"molecule-slurm-gpu01": "idle"}:

@@ -58,8 +58,8 @@ CALLS = {
                               [{"name": "datasets", "apply": "stripe_plan", "pattern": "shared_file", "clients": 64,
                                 "client_bw_gbs": 1.5, "mode": "0755", "owner": "root", "group": "root",
                                 "description": "data"},
-                               {"name": "ckpt", "apply": "pfl", "sizes": {"p50_bytes": 1, "p90_bytes": 2,
-                                                                         "max_bytes": 3}, "pool": "flash"},
+                               {"name": "ckpt", "apply": "pfl", "pool": "flash",
+                                "sizes": {"p50_bytes": 1, "p90_bytes": 2, "max_bytes": 3}},
                                {"name": "scratch", "apply": "plain", "stripe_count": 2}],
                               {"mountpoint": "/mnt/lustre", "ost_count": 8, "ost_bw_gbs": 10.0,
                                "mount_paths": ["/mnt/lustre"]}),
@@ -90,10 +90,10 @@ CALLS = {
                                 "link_layer": "InfiniBand"}],
                               {"expected": [{"device": "mlx5_0", "port": 1, "state": "ACTIVE", "rate_gbps": 400,
                                              "link_layer": "InfiniBand"}], "expect_devices": True}),
-    "roce_qos_check": (roce_qos_check, ROCE_CLASS, {"host": {"priority": 3, "dscp": [26]}, "headroom": HEADROOM,
-                                                     "platform": "sonic"}),
-    "roce_switch_config": (roce_switch_config, ROCE_CLASS, {"platform": "sonic", "host": {"priority": 3, "dscp": [26]},
-                                                             "headroom": HEADROOM}),
+    "roce_qos_check": (roce_qos_check, ROCE_CLASS,
+                       {"host": {"priority": 3, "dscp": [26]}, "headroom": HEADROOM, "platform": "sonic"}),
+    "roce_switch_config": (roce_switch_config, ROCE_CLASS,
+                           {"platform": "sonic", "host": {"priority": 3, "dscp": [26]}, "headroom": HEADROOM}),
 }
 
 

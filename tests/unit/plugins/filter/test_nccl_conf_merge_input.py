@@ -169,7 +169,7 @@ def test_property_written_lines_read_back_or_refused(entries):
         return
     text = render(result)
     set_ = [(k, v, s) for k, v, s in entries if v is not None and v != ""]
-    expected = {k: str(v) for k, v, _ in set_}
+    expected = {k: str(v) for k, v, _source in set_}
     assert nccl_reads(text) == expected
     # Exactly one KEY=VALUE line per setting, under its '# source' line; every other line a comment without '='.
     lines = text.split("\n")

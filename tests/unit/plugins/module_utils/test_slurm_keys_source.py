@@ -46,7 +46,7 @@ def test_catalogue_equals_the_release_source(release):
         ours = slurm_keys.TABLES[release][conf]
         # Row for row (topology.conf lists Nodes twice: in the tree's and in the block's line options).
         assert sorted(map(tuple, ours)) == sorted(map(tuple, rows)), f"{release} {conf} differs from the source"
-        source = {name: typ for name, typ in rows}
+        source = dict(map(tuple, rows))
         mine = dict(ours)
         assert sorted(mine) == sorted(source), (
             f"{release} {conf}: only in slurm_keys: {sorted(set(mine) - set(source))}, "

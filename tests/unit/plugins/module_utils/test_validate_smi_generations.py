@@ -73,10 +73,11 @@ def test_old_driver_keys_and_a_capped_limit():
 @pytest.mark.parametrize("args, kwargs", [((None,), {}), ((5,), {}), ((["x"],), {}), (("",), {}), (("x",), {}),
                                           (("x",), {"format": "xml"}), (("x",), {"format": ["q"]}),
                                           (("x",), {"expected_count": "8"}), (("x",), {"expect": "700"}),
-                                          (("a,b\n1",), {"format": "csv"}), (("GPU 00000000:53:00.0\n",),
-                                                                              {"expect": {"applicable": True, "power_limit_w": "x"}}),
-                                          (("GPU 00000000:53:00.0\n",), {"expect": {"applicable": True,
-                                                                                   "power_limit_w": float("nan")}})])
+                                          (("a,b\n1",), {"format": "csv"}),
+                                          (("GPU 00000000:53:00.0\n",),
+                                           {"expect": {"applicable": True, "power_limit_w": "x"}}),
+                                          (("GPU 00000000:53:00.0\n",),
+                                           {"expect": {"applicable": True, "power_limit_w": float("nan")}})])
 def test_wrong_types_are_clear_errors(args, kwargs):
     with pytest.raises(AnsibleFilterError, match="^gpufleet.cluster.nvidia_smi_parse: "):
         nvidia_smi_parse(*args, **kwargs)
