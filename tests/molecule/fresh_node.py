@@ -46,9 +46,10 @@ def run_play(play, tmp_path, check=False, extra_args=()):
     return _playbook(["-i", _inventory_dir(), *(["--check"] if check else []), *extra_args], play, tmp_path)
 
 
-def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None):
+def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=()):
     """--check of the play (its hosts: fresh) on a container of the lab image that nothing has converged, member
-    of the scenario's groups. The container is removed whatever happens."""
+    of the scenario's groups; `also`: scenario nodes the run may reach too (a play of the text gathering their
+    facts). The container is removed whatever happens."""
     name = f"molecule-fresh-{uuid.uuid4().hex[:8]}"
     inventory = tmp_path / "fresh.yml"
     inventory.write_text(yaml.safe_dump({"all": {"children": {
@@ -66,6 +67,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None):
             if state in ("running", "degraded"):
                 break
             time.sleep(1)
-        return _playbook(["-i", _inventory_dir(), "-i", str(inventory), "--check", "--limit", name], play, tmp_path)
+        return _playbook(["-i", _inventory_dir(), "-i", str(inventory), "--check", "--limit", ",".join([name, *also])], play,
+                           tmp_path)
     finally:
         subprocess.run(["podman", "rm", "-f", "-t", "2", name], capture_output=True, check=False, timeout=120)
