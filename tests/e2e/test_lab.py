@@ -55,3 +55,21 @@ def test_kernel_and_limit_files_are_the_same_everywhere(host):
     sysctl = host.file("/etc/sysctl.d/90-gpufleet.conf").content_string
     assert "net.ipv4.neigh.default.gc_thresh1=8192" in sysctl
     assert host.check_output("runuser -l root -c 'ulimit -Sn'") == "20000"
+
+
+def test_gpu_nodes_have_the_lists_of_the_components_the_driver_role_added(host, inventory):
+    """The converge added Debian's contrib and non-free components (nvidia_driver, packages off in the lab): it must
+    also have fetched their package lists, so a later run that installs finds the driver. Before, the lists came
+    only with an install in the same run, or when common's one-hour cache timer happened to run out."""
+    if host.backend.get_hostname() not in testinfra.utils.ansible_runner.AnsibleRunner(
+            host.backend.ansible_inventory).get_hosts("gpu_nodes"):
+        pytest.skip("the nvidia_driver role runs on GPU nodes")
+    if host.system_info.distribution != "debian":
+        pytest.skip("Debian's components are checked; Ubuntu's driver is in restricted")
+    codename = host.system_info.codename
+    lists = host.check_output("ls /var/lib/apt/lists").split()
+    for component in ("contrib", "non-free", "non-free-firmware"):
+        assert any(f"_dists_{codename}_{component}_binary-" in name and "_Packages" in name for name in lists), \
+            (component, lists)
+    policy = host.check_output("apt-cache policy nvidia-kernel-dkms libnvidia-ml1")
+    assert policy.count("Candidate: 535.") == 2, policy

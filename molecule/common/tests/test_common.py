@@ -4,10 +4,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What the common role leaves on a node, read from the node itself."""
 import os
+import sys
 import time
 
 import pytest
 import testinfra.utils.ansible_runner
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from fresh_node import check_on_fresh_node, recap  # noqa: E402  (shared by the scenarios)
 
 _INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("all")]
@@ -122,3 +127,28 @@ def test_login_limits(host):
 def test_systemd_default_limits(host):
     assert host.check_output("systemctl show --property DefaultLimitNOFILE --value") == "20000"
     assert host.check_output("systemctl show --property DefaultLimitMEMLOCK --value") == str(8192 * 1024)
+
+
+_FRESH_PLAY = """
+- name: The scenario's nodes' addresses (their facts), which /etc/hosts and chrony take
+  hosts: all:!fresh
+  gather_facts: true
+  gather_subset: [min, network]
+
+- name: The common role in check mode on a node never converged
+  hosts: fresh
+  gather_facts: true
+  gather_subset: [min, network]
+  roles:
+    - role: gpufleet.cluster.common
+"""
+
+
+def test_check_mode_on_a_fresh_node_reports_changes_and_does_not_fail(tmp_path):
+    """--check on a node nothing has converged (a GPU node of this scenario): the run must not fail, and must
+    report the changes a real run would make (packages, files, services)."""
+    run = check_on_fresh_node(_FRESH_PLAY, ["cluster", "gpu_nodes"], tmp_path,
+                              also=["molecule-common-head", "molecule-common-gpu01"])
+    results = recap(run)
+    (fresh,) = [name for name in results if name.startswith("molecule-fresh-")]
+    assert results[fresh]["failed"] == 0 and results[fresh]["changed"] > 0, run.stdout[-3000:]

@@ -5,6 +5,7 @@
 """What the dcgm role leaves on a lab GPU node (no NVIDIA repository, no GPU), read from the node itself."""
 import os
 import re
+import sys
 
 import pytest
 import testinfra.utils.ansible_runner
@@ -127,3 +128,34 @@ def test_units_not_enabled_without_their_binaries(host):
     # The package's own unit is not there either: nothing was installed.
     assert not host.package("datacenter-gpu-manager-4-core").is_installed
     assert host.run("systemctl cat nvidia-dcgm.service").rc != 0
+
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from fresh_node import check_on_fresh_node, recap  # noqa: E402  (the shared helper lives outside this scenario)
+
+_FRESH_PLAY = """
+- name: The dcgm role in check mode on a node never converged, packages on
+  hosts: fresh
+  gather_facts: true
+  gather_subset: [min]
+  roles:
+    - role: gpufleet.cluster.dcgm
+      vars:
+        dcgm_install_packages: true
+"""
+
+
+def test_check_mode_on_a_fresh_node_says_what_it_would_add_and_install(tmp_path):
+    """--check on a node nothing has converged, with the packages on: NVIDIA's repository is not there (the
+    nvidia_driver role only pretends to add it in check mode), so apt has no candidate for DCGM. The run must not
+    fail: it says it would add the repository and install the packages, and reports changes."""
+    run = check_on_fresh_node(_FRESH_PLAY, ["cluster", "gpu_nodes"], tmp_path,
+                              devices=[f"/dev/null:/dev/nvidia{i}" for i in range(8)])
+    out = " ".join(run.stdout.split())
+    assert "Check mode: apt on molecule-fresh-" in out and "has no candidate yet for datacenter-gpu-manager-4-core" in out
+    assert ("A real run would add the repository /etc/apt/sources.list.d/gpufleet-nvidia-cuda.sources (the "
+            "nvidia_driver role, before this one), refresh the package lists and install "
+            "datacenter-gpu-manager-4-core, datacenter-gpu-manager-4-cuda12") in out, out[-3000:]
+    (result,) = recap(run).values()
+    assert result["failed"] == 0 and result["changed"] > 0

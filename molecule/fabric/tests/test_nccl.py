@@ -155,3 +155,31 @@ def test_build_in_check_mode_says_it_would_build_and_writes_nothing(host, tmp_pa
         host.run(f"rm -rf {_STANDIN_CUDA}" + ("" if header_was_there else " /usr/include/nccl.h"))
     assert f"a real run would fetch {archive}, build nccl-tests into /opt/check-nccl-tests/bin" in out, out[-3000:]
     assert not host.file("/opt/check-nccl-tests").exists
+
+
+_PACKAGES_PLAY = """\
+- name: NCCL's packages in check mode, on a node without NVIDIA's repository (as on a node never converged)
+  hosts: gpu_nodes
+  gather_facts: false
+  vars_files:
+    - {repo}/inventories/h100-64/group_vars/all/hardware.yml
+    - {repo}/inventories/h100-64/group_vars/all/plan.yml
+  roles:
+    - role: gpufleet.cluster.nccl
+      vars:
+        nccl_topology_source: none
+        nccl_install_packages: true
+"""
+
+
+def test_packages_in_check_mode_say_what_would_be_added_and_installed(host, tmp_path):
+    """--check with the packages on where NVIDIA's repository is not configured (the nvidia_driver role only
+    pretends to add it in check mode on a fresh node): apt has no candidate for libnccl2, and the run says it
+    would add the repository and install libnccl2 and libnccl-dev, as a change, instead of failing in preflight."""
+    assert not host.file("/etc/apt/sources.list.d/gpufleet-nvidia-cuda.sources").exists
+    run = run_check(_PACKAGES_PLAY.format(repo=REPO), tmp_path)
+    out = " ".join(run.stdout.split())
+    assert "has no candidate yet for libnccl2, libnccl-dev" in out, out[-3000:]
+    assert ("A real run would add the repository /etc/apt/sources.list.d/gpufleet-nvidia-cuda.sources (the "
+            "nvidia_driver role, before this one), refresh the package lists and install libnccl2, libnccl-dev") in out
+    assert not host.package("libnccl2").is_installed

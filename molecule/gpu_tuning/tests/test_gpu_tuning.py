@@ -13,10 +13,15 @@ import json
 import os
 import re
 import shlex
+import sys
 import time
 
 import pytest
 import testinfra.utils.ansible_runner
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from fresh_node import check_on_fresh_node, recap  # noqa: E402  (shared by the scenarios)
 
 _RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 testinfra_hosts = [f"podman://{h}" for h in _RUNNER.get_hosts("all")]
@@ -209,3 +214,29 @@ def test_a_refused_setting_fails_the_unit_and_is_logged_as_an_error(host, stand_
         "limit for GPU 00000000:53:00.0: Insufficient Permissions" % (uuids[0], H100),
         "FAIL 1 of 24 settings did not apply: GPU 0 power limit 700 W",
     ]
+
+
+_FRESH_PLAY = """
+- name: The gpu_tuning role in check mode on a node never converged, packages on
+  hosts: fresh
+  gather_facts: true
+  gather_subset: [min]
+  roles:
+    - role: gpufleet.cluster.gpu_tuning
+      vars:
+        gpu_tuning_install_packages: true
+"""
+
+
+def test_check_mode_on_a_fresh_node_says_what_it_would_install(tmp_path):
+    """--check on a node nothing has converged, with the packages on: the lab's sources list only main, and the
+    contrib component python3-pynvml lives in is what the nvidia_driver role adds (only pretended in check mode).
+    The run must not fail: it says a real run would refresh the lists and install the package, as a change."""
+    run = check_on_fresh_node(_FRESH_PLAY, ["cluster", "gpu_nodes"], tmp_path,
+                              devices=[f"/dev/null:/dev/nvidia{i}" for i in range(8)])
+    out = " ".join(run.stdout.split())
+    assert "has no candidate yet for python3-pynvml (Debian ships it in contrib). A real run would refresh the " \
+           "package lists once the gpufleet.cluster.nvidia_driver role has added that component, and install it" in out, \
+        out[-3000:]
+    (result,) = recap(run).values()
+    assert result["failed"] == 0 and result["changed"] > 0

@@ -21,6 +21,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.
 sys.path.insert(0, os.path.join(_ROOT, "collections"))
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import parse_files  # noqa: E402
 
+sys.path.insert(0, os.path.join(_ROOT, "tests", "molecule"))
+from fresh_node import check_on_fresh_node, recap, run_play  # noqa: E402  (shared by the scenarios)
+
 _RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 testinfra_hosts = [f"podman://{h}" for h in _RUNNER.get_hosts("all")]
 
@@ -153,8 +156,9 @@ def test_installed_driver_is_held_at_priority_1000(host):
 
 @pytest.fixture(scope="module")
 def debian_nonfree_lists():
-    """Debian's non-free indexes on the CUDA node: the role fetches no lists where it installs nothing, and
-    NVIDIA's repository cannot be fetched here, so only the role's Debian source is read."""
+    """Debian's non-free indexes on the CUDA node: where it installs nothing the role refreshes the lists once
+    when the sources change, and NVIDIA's repository cannot be fetched here, so the role's Debian source is read
+    on its own."""
     node = testinfra.get_host("podman://molecule-nvidia-driver-cuda")
     node.check_output(f"apt-get update -o Dir::Etc::SourceList={NONFREE} -o Dir::Etc::SourceParts=/nonexistent "
                       "-o APT::Get::List-Cleanup=0")
@@ -226,3 +230,49 @@ def test_persistenced_enabled_where_installed(host):
     else:
         out = host.run("systemctl list-unit-files --no-legend nvidia-persistenced.service nvidia-fabricmanager.service")
         assert out.stdout.strip() == ""
+
+
+# ------------------------------------------------------------------------------------ package lists
+_DISTRO_PLAY = """
+- name: The nvidia_driver role again on the Debian-driver node
+  hosts: nvidia_distribution
+  gather_facts: true
+  gather_subset: [min]
+  roles:
+    - role: gpufleet.cluster.nvidia_driver
+"""
+
+
+def test_lists_missing_for_unchanged_sources_are_fetched_without_a_change(host, tmp_path):
+    """A run that wrote the non-free components and stopped before apt-get update (or an image whose lists were
+    dropped) leaves apt without those lists while the sources are already right. The next run must fetch them
+    (sources unchanged, so no refresh would come from a change) and report nothing changed: a refresh is not a
+    configuration change. Before the fix apt kept no candidate for the driver until a cache timer ran out."""
+    _only(host, "distro")
+    host.check_output("rm -f /var/lib/apt/lists/*_contrib_* /var/lib/apt/lists/*_non-free_* "
+                      "/var/lib/apt/lists/*_non-free-firmware_*")
+    # apt now knows the driver only from dpkg's status file (the installed version), from no archive.
+    assert "/non-free amd64 Packages" not in host.check_output("apt-cache policy nvidia-kernel-dkms")
+    run = run_play(_DISTRO_PLAY, tmp_path)
+    assert recap(run)["molecule-nvidia-driver-distro"]["changed"] == 0, run.stdout[-3000:]
+    assert "Refresh the package lists (a source changed, or its lists are missing)" in run.stdout
+    lists = host.check_output("ls /var/lib/apt/lists").split()
+    for component in COMPONENTS:
+        assert f"deb.debian.org_debian_dists_bookworm_{component}_binary-amd64_Packages" in lists, (component, lists)
+    policy = host.check_output("apt-cache policy nvidia-kernel-dkms libnvidia-ml1")
+    assert policy.count("/non-free amd64 Packages") >= 2, policy
+    for name, info in _policy(host, "nvidia-kernel-dkms", "libnvidia-ml1").items():
+        assert info["candidate"].startswith("535.") and info["candidate"] == info["installed"], (name, info)
+
+
+def test_check_mode_on_a_fresh_node_says_it_would_refresh_and_install(host, tmp_path):
+    """--check on a node nothing has converged: the sources would change, so the run says it would refresh the
+    lists and install the driver (versions known only once the lists are fetched), and does not fail."""
+    _only(host, "distro")
+    run = check_on_fresh_node(_DISTRO_PLAY.replace("hosts: nvidia_distribution", "hosts: fresh"),
+                              ["cluster", "gpu_nodes", "nvidia_distribution"], tmp_path,
+                              devices=[f"/dev/null:/dev/nvidia{i}" for i in range(8)])
+    out = " ".join(run.stdout.split())
+    assert "would refresh its package lists from the changed sources, then install" in out, out[-3000:]
+    (result,) = recap(run).values()
+    assert result["failed"] == 0 and result["changed"] > 0
