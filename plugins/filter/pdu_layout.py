@@ -29,7 +29,7 @@ options:
   _input:
     description:
       - The power description. Keys C(nodes) (list of dicts with C(name), C(rack), C(max_power_w), C(psus),
-        C(psus_required), optional C(power_factor) default 0.95, optional C(psu_rating_w) (each PSU's rating: refused when a
+        C(psus_required), optional C(power_factor) default 0.95, optional C(psu_rating_w) (each PSU's rating, refused when a
         PSU would carry more in any scenario) and optional C(node_type) (named in messages)), C(pdus) (list of dicts with C(name), C(rack), C(feed),
         C(voltage), C(phases) 1 or 3, C(wiring) wye or delta for three-phase, C(circuits) list of C(name), C(rating_a),
         C(phase) L1/L2/L3 or L1-L2/L2-L3/L3-L1), optional C(derating) (default 0.8) and C(imbalance_limit) (NEMA fraction).
