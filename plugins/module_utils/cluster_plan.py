@@ -38,7 +38,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping i
     stripe_plan,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, render_xml
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import PowerFitError, capped_node_w, parse_fit_input, fit_rack, way_out
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import (
+    PowerFitError, cap_cost, capped_node_w, fit_rack, parse_fit_input, way_out)
 
 PDU_KINDS = ("planned", "as_built")
 APPLY_CHOICES = ("stripe_plan", "pfl")
@@ -304,7 +305,8 @@ def power_budget(node_types: Sequence[Mapping[str, Any]], figures: Sequence[Mapp
                 full = dict(figure, max_power_w=node["max_power_w"])
                 node["max_power_w"] = float(capped_node_w(_fractions(full), cap))
                 node["max_power_w"] = int(node["max_power_w"]) if node["max_power_w"].is_integer() else node["max_power_w"]
-    return {"choice": choice, "fit": fit, "gpu_power_cap_w": cap, "errors": errors}
+    gpu_w = max((f["gpu_power_w"] for f in figures), default=0) or None
+    return {"choice": choice, "fit": fit, "gpu_power_cap_w": cap, "gpu_power_w": gpu_w, "errors": errors}
 
 
 def _fractions(node: Mapping[str, Any]) -> Dict[str, Any]:
@@ -555,15 +557,6 @@ def _power_as_built(inputs: Mapping[str, Any], check: Mapping[str, Any], node_w:
     return out
 
 
-def cap_cost(cap: Any, gpu_w: Any) -> str:
-    """The performance cost of a GPU power cap, stated plainly (docs/power.md)."""
-    return ("every GPU is limited to %s W (%s %% of its %s W), by `nvidia-smi -pl` through gpu_tuning's `power_limit_w`. It is a "
-            "power limit, not a clock setting: a GPU whose work draws less than %s W runs at full speed; work that would draw "
-            "more (dense training at full tensor-core load does) is slowed by the GPU lowering its clocks until it draws %s W, "
-            "so expect lower training throughput. A rack with room for every node at full power has no such cost."
-            % (cap, "%.1f" % (100.0 * cap / gpu_w), gpu_w, cap, cap))
-
-
 def _power_budget_md(inputs: Mapping[str, Any], layout: Mapping[str, Any]) -> List[str]:
     """power.md: each rack's draw at full power against its budget, the way out taken, warnings, PSU loads."""
     budget = inputs["power_budget"]
@@ -578,7 +571,7 @@ def _power_budget_md(inputs: Mapping[str, Any], layout: Mapping[str, Any]) -> Li
         "none (below the GPUs' lowest limit)") for f in budget["fit"])
     cap = budget["gpu_power_cap_w"]
     if cap is not None:
-        gpu_w = max((t["hardware"].get("gpu_tdp_w") or 0 for t in inputs["node_types"]), default=0) or None
+        gpu_w = budget.get("gpu_power_w")
         out.append("\n**GPU power cap applied: %s W per GPU.** The rack does not fit at full power, and the inventory chose\n"
                    "`gpufleet_power_cap: rack_budget`: %s\nThe layout below is planned on the capped nodes (`max_power_w` less "
                    "each GPU's watts above the cap).\n" % (cap, cap_cost(cap, gpu_w) if gpu_w else "see docs/power.md"))

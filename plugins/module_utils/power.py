@@ -49,6 +49,14 @@ def _r(value: float, digits: int = 3) -> float:
     return round(float(value), digits)
 
 
+def _watts(value: Any) -> Any:
+    """Watts for reports: an int when whole (3300, not 3300.0), else rounded to 0.1 W."""
+    if value is None:
+        return None
+    value = round(float(value), 1)
+    return int(value) if value.is_integer() else value
+
+
 def index_assignment(model: PowerModel, assignment: Any) -> Tuple[Dict[Tuple[int, int], int], List[Dict[str, Any]]]:
     """Map (node index, psu number) -> circuit index; structural problems become violations."""
     if isinstance(assignment, Mapping) and "placements" in assignment:
@@ -135,18 +143,19 @@ def evaluate(model: PowerModel, placed: Dict[Tuple[int, int], int]) -> Dict[str,
     for node in model.nodes:
         if live[node.index]:
             share = node.max_power_w / len(live[node.index])
-            psu_loads.append({"node": node.name, "node_type": node.node_type, "rating_w": node.psu_rating_w,
-                              "normal_w": _r(share, 1), "worst_w": _r(share, 1), "worst_scenario": NORMAL, "live_psus": len(live[node.index])})
+            psu_loads.append({"node": node.name, "node_type": node.node_type, "rating_w": _watts(node.psu_rating_w),
+                              "normal_w": _watts(share), "worst_w": _watts(share), "worst_scenario": NORMAL,
+                              "live_psus": len(live[node.index])})
     psu_row = {row["node"]: row for row in psu_loads}
 
     def psu_load(node: Any, scenario: str, alive: int) -> None:
         share = node.max_power_w / alive
         row = psu_row[node.name]
         if share > row["worst_w"] * (1.0 + TOLERANCE) + 1e-6:
-            row.update(worst_w=_r(share, 1), worst_scenario=scenario, live_psus=alive)
+            row.update(worst_w=_watts(share), worst_scenario=scenario, live_psus=alive)
         if node.psu_rating_w is not None and not within(share, node.psu_rating_w):
             violations.append({"type": "psu_overload", "node": node.name, "node_type": node.node_type, "rack": node.rack,
-                               "scenario": scenario, "live_psus": alive, "watts": _r(share, 1), "rating_w": node.psu_rating_w,
+                               "scenario": scenario, "live_psus": alive, "watts": _watts(share), "rating_w": _watts(node.psu_rating_w),
                                "message": psu_overload_message(node, scenario, alive),
                                "fix": psu_overload_message(node, scenario, alive).split("; fix: ", 1)[-1]})
 

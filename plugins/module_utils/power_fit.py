@@ -172,3 +172,12 @@ def way_out(fit: Mapping[str, Any], nodes: int, cap_chosen: bool) -> Optional[st
             "Ways out: more racks (%s; list them in gpufleet_power.racks and gpufleet_plan_power.racks), or %s%s"
             % (fit["name"], fit["draw_w"], fit["budget_w"], fit["over_w"], per, nodes, racks, cap,
                " (chosen, but unavailable)" if cap_chosen else ""))
+
+
+def cap_cost(cap: Any, gpu_w: Any) -> str:
+    """The performance cost of a GPU power cap, stated plainly (power.md, the plan report, docs/power.md)."""
+    return ("every GPU is limited to %s W (%s %% of its %s W), by `nvidia-smi -pl` through gpu_tuning's `power_limit_w`. It is a "
+            "power limit, not a clock setting: a GPU whose work draws less than %s W runs at full speed; work that would draw "
+            "more (dense training at full tensor-core load does) is slowed by the GPU lowering its clocks until it draws %s W, "
+            "so expect lower training throughput. A rack with room for every node at full power has no such cost."
+            % (cap, "%.1f" % (100.0 * cap / gpu_w), gpu_w, cap, cap))

@@ -97,7 +97,7 @@ def test_two_racks_keep_the_gpus_at_full_power(inv):
     # 20 % imbalance limit, 3/3/2 is 25 %: not checked here).
     three = dict(two, gpufleet_plan_power=dict(power, feeds=["A", "B", "C"], imbalance_limit=None))
     result = plan_layout(_inputs(three)["layout_input"])
-    assert {(r["worst_w"], r["live_psus"]) for r in result["psu_loads"] if r["node_type"] == "hgx-h100"} == {(2550.0, 4)}
+    assert {(r["worst_w"], r["live_psus"]) for r in result["psu_loads"] if r["node_type"] == "hgx-h100"} == {(2550, 4)}
 
 
 def test_planned_layout_survives_a_feed_loss(inv):

@@ -101,7 +101,7 @@ def test_inputs_of_the_small_inventory():
                                 "budget_w": 3000}]
     # Both racks fit at full power; the hardware gives no GPU watts, so no cap could be computed.
     assert inputs["power_budget"] == {
-        "choice": "none", "gpu_power_cap_w": None, "errors": [], "warnings": [],
+        "choice": "none", "gpu_power_cap_w": None, "gpu_power_w": None, "errors": [], "warnings": [],
         "fit": [{"name": "r1", "draw_w": 4600, "budget_w": 5000, "fits": True, "over_w": 0, "max_nodes": 2, "gpu_power_cap_w": None},
                 {"name": "r2", "draw_w": 2300, "budget_w": 3000, "fits": True, "over_w": 0, "max_nodes": 1, "gpu_power_cap_w": None}]}
     assert inputs["placement"] == {"not_in_a_rack": [], "in_no_node_type": [], "in_two_racks": [], "in_two_node_types": []}
@@ -303,7 +303,7 @@ def test_reference_inputs(reference):
     # At full power: 8 x 10200 W + 3 x 650 W + 800 W = 84350 W against 60000 W, 24350 W over; (60000 - 2750) / 10200
     # = 5.6, so 5 nodes fit; cap (60000 - 2750 - 8 x (10200 - 8 x 700)) / 64 = 20450 / 64 = 319.5 -> 319 W.
     assert reference["power_budget"] == {
-        "choice": "rack_budget", "gpu_power_cap_w": 319, "errors": [], "warnings": [],
+        "choice": "rack_budget", "gpu_power_cap_w": 319, "gpu_power_w": 700, "errors": [], "warnings": [],
         "fit": [{"name": "r01", "draw_w": 84350, "budget_w": 60000, "fits": False, "over_w": 24350, "max_nodes": 5,
                  "gpu_power_cap_w": 319}]}
     # As planned, capped: 8 x (10200 - 8 x (700 - 319)) + 2750 = 8 x 7152 + 2750 = 59966 W of 60000 W.
@@ -347,7 +347,7 @@ def test_reference_plan(reference):
     assert "**GPU power cap applied: 319 W per GPU.**" in power and "(45.6 % of its 700 W)" in power
     assert "It is a power limit, not a clock setting" in power
     # Worst PSU load: after a feed loss 3 PSUs carry the capped 7152 W, 2384 W each, 72.2 % of 3300 W.
-    assert "| hgx-h100 | compute[01-08] | 3 | 2384.0 W | feed A lost | 3300 W | 72.2 % |\n" in power
+    assert "| hgx-h100 | compute[01-08] | 3 | 2384 W | feed A lost | 3300 W | 72.2 % |\n" in power
     assert "`pdu_check` finds **24 violation(s)**, 24 of them overloads on 8 of\n8 breakers.\n" in power
     assert "| r01-pdu-a | 45.289 / 46.428 / 44.947 | 1.343 | 0.0192 | 92.856 | feed B lost | 100.0 |\n" in power
     assert "| r01-pdu-a | cb01 | L1 | 230.94 | compute01/1, compute01/3, slurm-head/1 | 12.69 | 25.379 | feed B lost | 99.1 |\n" in power

@@ -37,7 +37,7 @@ def test_two_feeds_carry_a_capped_node():
     # Capped at 319 W per GPU the node draws 10200 - 8 x 381 = 7152 W: 2384 W per PSU after a feed loss.
     result = plan_layout(power(["A", "B"], max_power_w=7152))
     row = result["psu_loads"][0]
-    assert row == {"node": "compute01", "node_type": "hgx-h100", "rating_w": 3300, "normal_w": 1192.0, "worst_w": 2384.0,
+    assert row == {"node": "compute01", "node_type": "hgx-h100", "rating_w": 3300, "normal_w": 1192, "worst_w": 2384,
                    "worst_scenario": "feed A lost", "live_psus": 3}
 
 
@@ -45,7 +45,7 @@ def test_three_feeds_carry_a_full_node():
     # 2 + 2 + 2: a feed loss leaves 4 PSUs, 2550 W each (one PSU lost: 5 x 2040 W); worst 2550 W <= 3300 W.
     result = plan_layout(power(["A", "B", "C"]))
     assert [(r["worst_w"], r["worst_scenario"], r["live_psus"]) for r in result["psu_loads"]] == [
-        (2550.0, "feed A lost", 4), (2550.0, "feed A lost", 4)]
+        (2550, "feed A lost", 4), (2550, "feed A lost", 4)]
     assert check_assignment(power(["A", "B", "C"]), result["placements"])["ok"]
 
 
@@ -56,7 +56,7 @@ def test_pdu_check_names_the_psu_overload():
     check = check_assignment(data, assignment)
     psu = [v for v in check["violations"] if v["type"] == "psu_overload"]
     assert {(v["node"], v["scenario"], v["watts"], v["rating_w"]) for v in psu} == {
-        (n, "feed %s lost" % f, 3400.0, 3300) for n in ("compute01", "compute02") for f in "AB"}
+        (n, "feed %s lost" % f, 3400, 3300) for n in ("compute01", "compute02") for f in "AB"}
     assert all("third feed" in v["fix"] for v in psu)
 
 
