@@ -42,9 +42,9 @@ def rack_budget_chart(ids: Ids, fit: Mapping[str, Any], planned_w: Any) -> str:
         words.append("%s %s W" % (label, num(watts)))
     x = x0 + bar_px(budget, axis)
     body.append(line(x, top, x, top + 50, "rating"))
-    body.append(text(x, top - 6, "budget %s W" % num(budget), "sub", "middle"))
+    body.append(text(x + 4, top + 62, "budget %s W" % num(budget), "sub"))
     desc = "rack %s: %s against a budget of %s W" % (fit["name"], ", ".join(words), num(budget))
-    return svg(ids, x0 + BAR_W + 360, top + 56, "Rack %s: draw against its power budget" % fit["name"], desc, body, "budget")
+    return svg(ids, x0 + BAR_W + 480, top + 68, "Rack %s: draw against its power budget" % fit["name"], desc, body, "budget")
 
 
 def psu_rows(psu_loads: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
