@@ -214,3 +214,32 @@ def test_no_layout_overloads_a_psu_or_a_breaker_in_any_scenario(data):
     # The layout's own PSU report agrees: its worst scenario is the largest load counted here.
     for row in result["psu_loads"]:
         assert row["worst_w"] == pytest.approx(max(_psu_scenario_loads(data, result)[row["node"]].values()), abs=0.06)
+
+
+@st.composite
+def balanced_racks(draw):
+    """One rack of identical two-PSU nodes (one PSU per feed), 3k of them, on 400 V wye PDUs with at least k breakers
+    per phase, each breaker big enough for one PSU after a feed loss: one PSU per breaker, k per phase, is a layout
+    with imbalance 0, so a balanced layout exists."""
+    k = draw(st.integers(1, 6))
+    rating = draw(st.sampled_from((16, 20, 32)))
+    limit_va = 400 / math.sqrt(3) * rating * 0.8
+    watts = draw(st.integers(100, int(limit_va * 0.95)))  # after a feed loss one PSU carries the whole node
+    per_phase = draw(st.integers(k, k + 3))
+    circuits = [{"name": "c%02d" % i, "rating_a": rating, "phase": ("L1", "L2", "L3")[i % 3]} for i in range(3 * per_phase)]
+    return {"nodes": [{"name": "n%02d" % i, "rack": "r", "max_power_w": watts, "psus": 2, "psus_required": 1, "power_factor": 0.95}
+                      for i in range(3 * k)],
+            "pdus": [{"name": "p%s" % f, "rack": "r", "feed": f, "voltage": 400, "phases": 3, "wiring": "wye",
+                      "circuits": circuits} for f in "AB"],
+            "derating": 0.8}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(balanced_racks(), st.sampled_from((0.05, 0.2)))
+def test_where_a_balanced_split_exists_a_layout_is_returned(data, limit):
+    # Issue 17: the imbalance property above mostly ends in refusals. Here a balanced layout exists by construction,
+    # so the planner must return one within the limit, not refuse.
+    data["imbalance_limit"] = limit
+    result = plan_layout(data)
+    _assert_valid_layout(data, result)
+    assert all(p["imbalance"] <= limit + 1e-4 for p in result["pdus"])
