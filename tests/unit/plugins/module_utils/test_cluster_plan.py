@@ -351,3 +351,80 @@ def test_reference_plan(reference):
     assert "`pdu_check` finds **24 violation(s)**, 24 of them overloads on 8 of\n8 breakers.\n" in power
     assert "| r01-pdu-a | 45.289 / 46.428 / 44.947 | 1.343 | 0.0192 | 92.856 | feed B lost | 100.0 |\n" in power
     assert "| r01-pdu-a | cb01 | L1 | 230.94 | compute01/1, compute01/3, slurm-head/1 | 12.69 | 25.379 | feed B lost | 99.1 |\n" in power
+
+
+# ---------------------------------------------------------------- whole-node power (issue 14)
+
+
+def _with_power(**power):
+    inventory = copy.deepcopy(SMALL)
+    inventory["gpufleet_plan_node_types"][0]["power"].update(power)
+    return inventory
+
+
+def test_max_power_below_its_components_is_refused():
+    # 2 GPUs x 700 W + 1 CPU x 350 W + 600 W = 2350 W > 2300 W.
+    bad = _with_power(components={"gpus": {"count": 2, "power_w": 700}, "cpus": {"count": 1, "power_w": 350}, "other_w": 600})
+    with pytest.raises(ClusterPlanError) as err:
+        plan_inputs(bad, GROUPS, HARDWARE)
+    assert str(err.value) == (
+        "gpufleet_plan_node_types[0].power.max_power_w 2300 W is below the sum of its components, 2350 W (2 x 700 W gpus + "
+        "1 x 350 W cpus + other 600 W); max_power_w is the whole node's maximum input power: use the nameplate or the "
+        "vendor's maximum")
+    ok = _with_power(components={"gpus": {"count": 2, "power_w": 700}, "other_w": 900})  # exactly 2300 W: accepted
+    assert plan_inputs(ok, GROUPS, HARDWARE)["power_budget"]["warnings"] == []
+
+
+def test_max_power_equal_to_the_gpus_alone_warns():
+    # The design's mistake in small: 2300 W for 2 GPUs of 1150 W.
+    inputs = plan_inputs(_with_power(components={"gpus": {"count": 2, "power_w": 1150}}), GROUPS, HARDWARE)
+    (warning,) = inputs["power_budget"]["warnings"]
+    assert warning.startswith("node type gpu2: max_power_w 2300 W is its 2 GPUs x 1150 W alone; a whole node also feeds")
+    plan = build_plan(inputs, plan_layout(inputs["layout_input"]),
+                      check_assignment(inputs["as_built"]["input"], inputs["as_built"]["assignment"]))
+    assert plan["summary"]["warnings"] == [warning]
+    assert "**Warning:** %s.\n" % warning in plan["files"]["power.md"]
+    assert "Warning: %s." % warning in plan["files"]["README.md"]
+    # gpufleet_hardware's figures count too when the node type lists no components.
+    hw = {"gpu_nodes": {"gpus": 2, "gpu_tdp_w": 1150, "rdma_hcas": 1}}
+    assert len(plan_inputs(SMALL, GROUPS, hw)["power_budget"]["warnings"]) == 1
+
+
+def test_over_budget_needs_a_way_out_and_the_cap_lowers_the_nodes():
+    # r1: 2 x 2300 W = 4600 W against 4000 W. 2 GPUs of 700 W per node, lowest limit 100 W.
+    inventory = _with_power(components={"gpus": {"count": 2, "power_w": 700}}, gpu_min_power_w=100)
+    inventory["gpufleet_power"]["racks"][0]["budget_w"] = 4000
+    (error,) = plan_inputs(inventory, GROUPS, HARDWARE)["power_budget"]["errors"]
+    # max_nodes floor(4000 / 2300) = 1 -> 2 racks; cap (4000 - 2 x (2300 - 1400)) / 4 = 2200 / 4 = 550 W.
+    assert error.startswith("rack r1 draws up to 4600 W against its budget of 4000 W (600 W over); it holds 1 of its 2 nodes")
+    assert "2 racks of this budget (1 nodes each)" in error and "to 550 W" in error
+    inventory["gpufleet_power_cap"] = "rack_budget"
+    inputs = plan_inputs(inventory, GROUPS, HARDWARE)
+    assert inputs["power_budget"]["errors"] == [] and inputs["power_budget"]["gpu_power_cap_w"] == 550
+    # Every GPU node is capped: 2300 - 2 x (700 - 550) = 2000 W; r1 4000 W of 4000 W, r2 2000 W of 3000 W.
+    assert [n["max_power_w"] for n in inputs["layout_input"]["nodes"]] == [2000, 2000, 2000]
+    assert [r["max_power_w"] for r in inputs["racks"]] == [4000, 2000]
+    # A cap below the GPUs' lowest limit is no way out.
+    inventory["gpufleet_plan_node_types"][0]["power"]["gpu_min_power_w"] = 600
+    (error,) = plan_inputs(inventory, GROUPS, HARDWARE)["power_budget"]["errors"]
+    assert "no GPU power cap (it would fall below the GPUs' lowest settable limit) (chosen, but unavailable)" in error
+    with pytest.raises(ClusterPlanError, match=r"gpufleet_power_cap must be one of none, rack_budget \(or unset\), got 'always'"):
+        plan_inputs(dict(inventory, gpufleet_power_cap="always"), GROUPS, HARDWARE)
+
+
+def test_loads_are_laid_out_with_the_nodes():
+    inventory = copy.deepcopy(SMALL)
+    inventory["gpufleet_plan_power"]["racks"][1]["loads"] = [{"name": "sw1", "max_power_w": 300, "psus": 2, "psus_required": 1}]
+    inputs = plan_inputs(inventory, GROUPS, HARDWARE)
+    assert inputs["racks"][1] == {"name": "r2", "nodes": "n3", "count": 1, "loads": ["sw1"], "loads_w": 300, "max_power_w": 2600,
+                                  "budget_w": 3000}
+    assert inputs["layout_input"]["nodes"][-1] == {"name": "sw1", "max_power_w": 300, "psus": 2, "psus_required": 1, "rack": "r2",
+                                                  "node_type": "load"}
+    layout = plan_layout(inputs["layout_input"])
+    assert sorted(p["psu"] for p in layout["placements"] if p["node"] == "sw1") == [1, 2]
+    # The as-built cabling describes the GPU nodes only.
+    assert "sw1" not in [n["name"] for n in inputs["as_built"]["input"]["nodes"]]
+    with pytest.raises(ClusterPlanError, match=r"racks\[1\]\.loads\[0\]\.name"):
+        bad = copy.deepcopy(inventory)
+        bad["gpufleet_plan_power"]["racks"][1]["loads"][0]["name"] = "sw 1\n"
+        plan_inputs(bad, GROUPS, HARDWARE)
