@@ -17,12 +17,22 @@ description:
     named C(<rack>-pdu-<feed in lower case>); the as-built breakers expanded to one C({node, psu, pdu, circuit}) per PSU.
   - Hands the rest of the inventory (Lustre directories, node types with their C(gpufleet_hardware), groups) on, as
     plain data, to P(gpufleet.cluster.cluster_plan#filter).
+  - Racks hold more than GPU nodes, C(gpufleet_plan_power.racks[].loads) (C(name), C(max_power_w), C(psus),
+    C(psus_required), optional C(psu_rating_w), C(power_factor)) are laid out and counted like nodes. Racks given without
+    C(nodes) get the node types' hosts spread evenly over them.
+  - Rack budgets, P(gpufleet.cluster.rack_power_fit#filter) at full power. A rack over budget is an error in
+    C(power_budget.errors) unless C(gpufleet_power_cap) is C(rack_budget) and a cap exists; the cap then lowers every GPU
+    node's C(max_power_w) in the layout input by C(gpus x (gpu_power_w - cap)). A node type's C(power.max_power_w) below its
+    C(components) is refused; one equal to its GPUs' power alone gives a warning.
+  - Node type names become file names and are refused unless they are plain names.
 positional: _input, groups, hostvars
 options:
   _input:
     description:
       - The inventory variables C(gpufleet_plan_node_types), C(gpufleet_plan_power), C(gpufleet_plan_lustre),
-        C(gpufleet_lustre), C(gpufleet_power) and optionally C(gpufleet_cluster_name), as a dict keyed by those names.
+        C(gpufleet_lustre), C(gpufleet_power) and optionally C(gpufleet_cluster_name), C(gpufleet_power_cap) (C(none) or
+        C(rack_budget)) and C(gpufleet_gpu_power_cap_w) (the cap the inventory pins for gpu_tuning; must equal the computed
+        one), as a dict keyed by those names.
     type: dict
     required: true
   groups:
@@ -82,10 +92,16 @@ _value:
           host of the node types' groups sits in exactly one rack.
       type: dict
     racks:
-      description: Per rack C(name), C(nodes) (hostlist), C(count), C(max_power_w) (summed) and C(budget_w) (null when the
-        rack is not in C(gpufleet_power.racks)).
+      description: Per rack C(name), C(nodes) (hostlist), C(count), C(loads) (names), C(loads_w), C(max_power_w) (nodes and
+        loads as planned, after any cap) and C(budget_w) (null when the rack is not in C(gpufleet_power.racks)).
       type: list
       elements: dict
+    power_budget:
+      description:
+        - C(choice) (C(gpufleet_power_cap)), C(fit) (P(gpufleet.cluster.rack_power_fit#filter) of every rack with a budget, at
+          full power), C(gpu_power_cap_w) (the cap applied, or null), C(errors) (racks over budget without a way out, or a
+          pinned cap that differs) and C(warnings).
+      type: dict
     layout_input:
       description: The P(gpufleet.cluster.pdu_layout#filter) input (C(nodes), C(pdus), C(derating), C(imbalance_limit)).
       type: dict
@@ -141,6 +157,10 @@ def cluster_plan_inputs(inventory, groups, hostvars=None, pdus="planned"):
         return plan_inputs(data, groups, hardware, pdus)
     except ClusterPlanError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    except KeyError as exc:
+        raise AnsibleFilterError("%s: a required key is missing: %s; pass the inventory variables docs/plan.md lists unchanged" % (_FQCN, exc))
+    except (TypeError, AttributeError) as exc:
+        raise AnsibleFilterError("%s: a value has the wrong type (%s); pass the inventory variables docs/plan.md lists unchanged" % (_FQCN, exc))
 
 
 class FilterModule:

@@ -21,14 +21,16 @@ description:
   - First-fit decreasing over the worst-case size of each PSU; a circuit is opened only when no opened one fits, and
     among fitting circuits the one giving the best phase balance is used. When the C(imbalance_limit) of O(_input) is set and the
     fewest-circuits layout exceeds it, the rack is laid out again phase-first (possibly with more circuits).
-  - Fails, naming the rack, feed and missing watts and amps, when no layout exists.
+  - Fails, naming the rack, feed and missing watts and amps, when no layout exists, and naming the node, the scenario
+    and the watts when the PSUs left in a scenario cannot carry a node within C(psu_rating_w).
   - See C(docs/power.md) for the formulas and a worked example.
 positional: _input
 options:
   _input:
     description:
       - The power description. Keys C(nodes) (list of dicts with C(name), C(rack), C(max_power_w), C(psus),
-        C(psus_required), optional C(power_factor) default 0.95), C(pdus) (list of dicts with C(name), C(rack), C(feed),
+        C(psus_required), optional C(power_factor) default 0.95, optional C(psu_rating_w) (each PSU's rating, refused when a
+        PSU would carry more in any scenario) and optional C(node_type) (named in messages)), C(pdus) (list of dicts with C(name), C(rack), C(feed),
         C(voltage), C(phases) 1 or 3, C(wiring) wye or delta for three-phase, C(circuits) list of C(name), C(rating_a),
         C(phase) L1/L2/L3 or L1-L2/L2-L3/L3-L1), optional C(derating) (default 0.8) and C(imbalance_limit) (NEMA fraction).
       - For a three-phase PDU C(voltage) is the nominal line-to-line voltage.
@@ -93,6 +95,12 @@ _value:
       description:
         - One entry per PDU with C(line_currents_a) in normal operation, C(neutral_a) (wye only), C(imbalance) (NEMA, three-phase
           only), C(worst_line_a) and C(worst_line_scenario).
+      type: list
+      elements: dict
+    psu_loads:
+      description:
+        - One entry per node with C(node), C(node_type), C(rating_w), C(normal_w) (watts per PSU in normal operation),
+          C(worst_w), C(worst_scenario) and C(live_psus) (the PSUs left in that scenario).
       type: list
       elements: dict
     racks:

@@ -22,8 +22,10 @@ from __future__ import annotations
 import json
 import shlex
 from collections import Counter
+from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
     HostlistError,
     compress_hostlist,
@@ -36,11 +38,18 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping i
     stripe_plan,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import (
+    PowerFitError, cap_cost, capped_node_w, fit_rack, parse_fit_input, way_out)
 
 PDU_KINDS = ("planned", "as_built")
 APPLY_CHOICES = ("stripe_plan", "pfl")
 DEFAULT_DERATING = 0.8
 DEFAULT_POWER_FACTOR = 0.95  # pdu_layout's default, quoted in power.md
+CAP_CHOICES = ("none", "rack_budget")  # gpufleet_power_cap
+# What a node type's `power` may hold: the pdu_layout node's figures, and those rack_power_fit and the checks use.
+POWER_KEYS = ("max_power_w", "psus", "psus_required", "power_factor", "psu_rating_w", "components", "gpu_min_power_w")
+LAYOUT_KEYS = ("max_power_w", "psus", "psus_required", "power_factor", "psu_rating_w")
+LOAD_KEYS = ("name", "max_power_w", "psus", "psus_required", "psu_rating_w", "power_factor")
 
 
 class ClusterPlanError(ValueError):
@@ -140,11 +149,25 @@ def power_nodes(node_types: Sequence[Mapping[str, Any]], groups: Mapping[str, Se
     for index, node_type in enumerate(node_types):
         where = "gpufleet_plan_node_types[%d]" % index
         power = _need(node_type, "power", where)
-        for host in _group(groups, node_type["group"], where):
+        for host in _group(groups, _need(node_type, "group", where), where):
             node = {"name": host, "rack": rack_of.get(host, "")}
-            node.update(power)
+            node.update((k, v) for k, v in power.items() if k in LAYOUT_KEYS)
+            node["node_type"] = str(node_type.get("name"))
             nodes.append(node)
     return nodes
+
+
+def rack_loads(racks: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """gpufleet_plan_power.racks[].loads (switches, head node, storage) as pdu_layout nodes of their rack."""
+    loads = []
+    for index, rack in enumerate(racks):
+        for number, load in enumerate(_list(rack.get("loads") or [], "gpufleet_plan_power.racks[%d].loads" % index)):
+            where = "gpufleet_plan_power.racks[%d].loads[%d]" % (index, number)
+            input_rules.mapping(where, load, ClusterPlanError, required=("name", "max_power_w", "psus", "psus_required"),
+                                optional=LOAD_KEYS)
+            input_rules.check("hostname", where + ".name", load["name"], ClusterPlanError)
+            loads.append(dict(load, rack=rack["name"], node_type="load"))
+    return loads
 
 
 def power_pdus(racks: Sequence[Mapping[str, Any]], feeds: Sequence[str], spec: Mapping[str, Any]) -> List[Dict[str, Any]]:
@@ -166,21 +189,139 @@ def as_built_assignment(breakers: Sequence[Mapping[str, Any]]) -> List[Dict[str,
         where = "gpufleet_plan_power.as_built.breakers[%d]" % index
         for host in _expand(_need(breaker, "nodes", where), where + ".nodes"):
             for psu in _list(_need(breaker, "psus", where), where + ".psus"):
-                rows.append({"node": host, "psu": psu, "pdu": breaker["pdu"], "circuit": breaker["circuit"]})
+                rows.append({"node": host, "psu": psu, "pdu": _need(breaker, "pdu", where), "circuit": _need(breaker, "circuit", where)})
     return rows
+
+
+def rack_budget(racks: Sequence[Mapping[str, Any]], name: str) -> Any:
+    """budget_w of rack `name` in gpufleet_power.racks, None when it is not there."""
+    return next((b.get("budget_w") for b in racks if isinstance(b, Mapping) and b.get("name") == name), None)
 
 
 def rack_report(racks: Sequence[Mapping[str, Any]], rack_hosts: Sequence[Sequence[str]], nodes: Sequence[Mapping[str, Any]],
                 budgets: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
-    """Per rack: its hostlist, node count, summed worst-case draw of its nodes and budget_w (None when the rack is
-    not in gpufleet_power.racks)."""
+    """Per rack: its hostlist, node count, the loads beside the nodes, the summed worst-case draw of nodes and loads as
+    planned (`max_power_w`, after any GPU cap) and budget_w (None when the rack is not in gpufleet_power.racks)."""
     report = []
     for rack, hosts in zip(racks, rack_hosts):
         members = set(hosts)
-        budget = next((b.get("budget_w") for b in budgets if b.get("name") == rack["name"]), None)
+        loads = [n for n in nodes if n.get("node_type") == "load" and n["rack"] == rack["name"]]
         report.append({"name": rack["name"], "nodes": _compress(hosts), "count": len(hosts),
-                       "max_power_w": sum(n["max_power_w"] for n in nodes if n["name"] in members), "budget_w": budget})
+                       "loads": [n["name"] for n in loads], "loads_w": sum(n["max_power_w"] for n in loads),
+                       "max_power_w": sum(n["max_power_w"] for n in nodes if n["name"] in members) + sum(n["max_power_w"] for n in loads),
+                       "budget_w": rack_budget(budgets, rack["name"])})
     return report
+
+
+def _gpu_figures(node_type: Mapping[str, Any], hardware: Mapping[str, Any], where: str) -> Dict[str, Any]:
+    """GPUs per node and watts per GPU (components.gpus, else gpufleet_hardware gpus and gpu_tdp_w), and the GPUs'
+    lowest settable limit (power.gpu_min_power_w, else none: no cap below the GPUs' full power)."""
+    power = node_type["power"]
+    gpus = (power.get("components") or {}).get("gpus") if isinstance(power.get("components"), Mapping) else None
+    count = gpus.get("count") if isinstance(gpus, Mapping) else hardware.get("gpus")
+    watts = gpus.get("power_w") if isinstance(gpus, Mapping) else hardware.get("gpu_tdp_w")
+    count = input_rules.integer(where + ".components.gpus.count (or gpufleet_hardware.gpus)", count or 0, ClusterPlanError,
+                                minimum=0, maximum=1024)
+    if not count or watts is None:  # GPU watts unknown: the rack can be checked, but no cap computed
+        return {"gpus": 0, "gpu_power_w": 0, "gpu_min_power_w": 0}
+    watts = input_rules.number(where + ".components.gpus.power_w (or gpufleet_hardware.gpu_tdp_w)", watts, ClusterPlanError,
+                               minimum=0, exclusive_minimum=True, maximum=100000)
+    low = power.get("gpu_min_power_w", watts)
+    low = input_rules.number(where + ".power.gpu_min_power_w", low, ClusterPlanError, minimum=0, maximum=watts)
+    return {"gpus": count, "gpu_power_w": watts, "gpu_min_power_w": low}
+
+
+def check_node_power(node_type: Mapping[str, Any], figures: Mapping[str, Any], where: str) -> List[str]:
+    """Refuse a max_power_w below the listed components; return the warning when it equals the GPUs' power alone."""
+    power = node_type["power"]
+    input_rules.mapping(where + ".power", power, ClusterPlanError, required=("max_power_w", "psus", "psus_required"),
+                        optional=POWER_KEYS)
+    top = input_rules.number(where + ".power.max_power_w", power["max_power_w"], ClusterPlanError, minimum=0,
+                             exclusive_minimum=True, maximum=1e6)
+    components = power.get("components")
+    if components is not None:
+        input_rules.mapping(where + ".power.components", components, ClusterPlanError)
+        parts, total = [], 0.0
+        for name, part in components.items():
+            if name == "other_w":
+                watts = input_rules.number(where + ".power.components.other_w", part, ClusterPlanError, minimum=0, maximum=1e6)
+                parts.append("other %g W" % watts)
+                total += watts
+                continue
+            pwhere = "%s.power.components.%s" % (where, name)
+            input_rules.mapping(pwhere, part, ClusterPlanError, required=("count", "power_w"))
+            count = input_rules.integer(pwhere + ".count", part["count"], ClusterPlanError, minimum=0, maximum=1024)
+            watts = input_rules.number(pwhere + ".power_w", part["power_w"], ClusterPlanError, minimum=0, maximum=1e6)
+            parts.append("%d x %g W %s" % (count, watts, name))
+            total += count * watts
+        if top < total:
+            raise ClusterPlanError("%s.power.max_power_w %g W is below the sum of its components, %g W (%s); max_power_w is the "
+                                   "whole node's maximum input power: use the nameplate or the vendor's maximum"
+                                   % (where, top, total, " + ".join(parts)))
+    gpus_w = figures["gpus"] * figures["gpu_power_w"]
+    if figures["gpus"] and abs(top - gpus_w) < 0.5:
+        return ["node type %s: max_power_w %g W is its %d GPUs x %g W alone; a whole node also feeds its CPUs, memory, NICs, "
+                "NVSwitches, drives and fans (an 8-GPU H100 SXM5 server: up to 10.2 kW), so the racks' draw is understated"
+                % (node_type["name"], top, figures["gpus"], figures["gpu_power_w"])]
+    return []
+
+
+def power_budget(node_types: Sequence[Mapping[str, Any]], figures: Sequence[Mapping[str, Any]], nodes: List[Dict[str, Any]],
+                 racks: Sequence[Mapping[str, Any]], budgets: Sequence[Mapping[str, Any]], choice: str,
+                 pinned: Any) -> Dict[str, Any]:
+    """rack_power_fit of every rack with a budget at the nodes' full power; with gpufleet_power_cap: rack_budget and a
+    rack over budget, the cap (the lowest over-budget rack's) applied to every GPU node's max_power_w in `nodes`.
+    Returns {choice, fit, gpu_power_cap_w, errors}; errors name each rack over budget and both ways out."""
+    kinds = {t["name"]: f for t, f in zip(node_types, figures)}
+    fit_racks, counts = [], {}
+    for rack in racks:
+        budget = rack_budget(budgets, rack["name"])
+        members = [n for n in nodes if n["rack"] == rack["name"]]
+        counts[rack["name"]] = sum(1 for n in members if n["node_type"] != "load")
+        if budget is None:
+            continue
+        fit_racks.append({"name": rack["name"], "budget_w": budget,
+                          "nodes": [dict(kinds[n["node_type"]], name=n["name"], max_power_w=n["max_power_w"])
+                                    for n in members if n["node_type"] != "load"],
+                          "loads": [{"name": n["name"], "max_power_w": n["max_power_w"]} for n in members if n["node_type"] == "load"]})
+    try:
+        parsed = parse_fit_input({"racks": fit_racks}) if fit_racks else []
+    except PowerFitError as exc:
+        raise ClusterPlanError("rack budgets: %s" % exc)
+    fit = [fit_rack(r) for r in parsed]
+    over = [f for f in fit if not f["fits"]]
+    cap = None
+    if choice == "rack_budget" and over and all(f["gpu_power_cap_w"] is not None for f in over):
+        cap = min(f["gpu_power_cap_w"] for f in over)
+    errors = [m for m in (way_out(f, counts[f["name"]], choice == "rack_budget") for f in fit) if m]
+    if pinned is not None and pinned != cap:
+        errors.append("gpufleet_gpu_power_cap_w is %r in the inventory, but the plan computes %s; set it to %s (it is the "
+                      "power limit gpu_tuning applies and validate.yml checks)" % (pinned, "no cap" if cap is None else "%d W" % cap,
+                                                                                   "null" if cap is None else cap))
+    if cap is not None:
+        for node in nodes:
+            figure = kinds.get(node["node_type"])
+            if figure and figure["gpus"]:
+                full = dict(figure, max_power_w=node["max_power_w"])
+                node["max_power_w"] = float(capped_node_w(_fractions(full), cap))
+                node["max_power_w"] = int(node["max_power_w"]) if node["max_power_w"].is_integer() else node["max_power_w"]
+    gpu_w = max((f["gpu_power_w"] for f in figures), default=0) or None
+    return {"choice": choice, "fit": fit, "gpu_power_cap_w": cap, "gpu_power_w": gpu_w, "errors": errors}
+
+
+def _fractions(node: Mapping[str, Any]) -> Dict[str, Any]:
+    return {"max_power_w": Fraction(node["max_power_w"]), "gpus": node["gpus"], "gpu_power_w": Fraction(node["gpu_power_w"])}
+
+
+def spread_hosts(hosts: Sequence[str], count: int) -> List[List[str]]:
+    """`hosts` in order over `count` racks, as evenly as possible (the first racks get one more)."""
+    base, extra = divmod(len(hosts), count)
+    out, start = [], 0
+    for index in range(count):
+        size = base + (1 if index < extra else 0)
+        out.append(list(hosts[start:start + size]))
+        start += size
+    return out
 
 
 def plan_inputs(inventory: Mapping[str, Any], groups: Mapping[str, Sequence[str]],
@@ -190,16 +331,29 @@ def plan_inputs(inventory: Mapping[str, Any], groups: Mapping[str, Sequence[str]
     group to its hosts; `hardware` maps a group to the gpufleet_hardware of its hosts; `pdus` is the PDU model
     the layout is planned on (planned: gpufleet_plan_power.pdu, as_built: gpufleet_plan_power.as_built.pdu)."""
     node_types = _list(_need(inventory, "gpufleet_plan_node_types", "inventory"), "gpufleet_plan_node_types")
+    hardware = hardware or {}
     for index, node_type in enumerate(node_types):
+        where = "gpufleet_plan_node_types[%d]" % index
         for key in ("name", "group"):
-            _need(node_type, key, "gpufleet_plan_node_types[%d]" % index)
+            _need(node_type, key, where)
+        # The name becomes a file name (nccl/<name>.xml): a plain name, never a path.
+        input_rules.plain_name(where + ".name", node_type["name"], ClusterPlanError)
+        _group(groups, node_type["group"], where)
     power = _need(inventory, "gpufleet_plan_power", "inventory")
     racks = _list(_need(power, "racks", "gpufleet_plan_power"), "gpufleet_plan_power.racks")
-    rack_hosts = []  # each rack's hosts, in hostlist order, duplicates kept
     for index, rack in enumerate(racks):
-        where = "gpufleet_plan_power.racks[%d]" % index
-        _need(rack, "name", where)
-        rack_hosts.append(_expand(_need(rack, "nodes", where), where + ".nodes"))
+        _need(rack, "name", "gpufleet_plan_power.racks[%d]" % index)
+    listed = [rack.get("nodes") is not None for rack in racks]
+    if racks and not any(listed):
+        # More racks as the way out: the plan lays the node types' hosts out over the racks it is given.
+        typed_hosts = [h for t in node_types for h in groups[t["group"]]]
+        rack_hosts = spread_hosts(typed_hosts, len(racks))
+    elif not all(listed):
+        raise ClusterPlanError("gpufleet_plan_power.racks: give every rack its `nodes` (a hostlist), or none of them (then the plan "
+                               "spreads the nodes over the racks); racks without nodes: %s"
+                               % ", ".join(str(r["name"]) for r, has in zip(racks, listed) if not has))
+    else:
+        rack_hosts = [_expand(rack["nodes"], "gpufleet_plan_power.racks[%d].nodes" % index) for index, rack in enumerate(racks)]
     feeds = _list(_need(power, "feeds", "gpufleet_plan_power"), "gpufleet_plan_power.feeds")
     as_built = power.get("as_built")
     if pdus not in PDU_KINDS:
@@ -209,26 +363,41 @@ def plan_inputs(inventory: Mapping[str, Any], groups: Mapping[str, Sequence[str]
                                "describe the as-built PDUs or use planned")
     model = _need(power, "pdu", "gpufleet_plan_power") if pdus == "planned" else _need(as_built, "pdu", "gpufleet_plan_power.as_built")
     derating = power.get("derating", DEFAULT_DERATING)
+    figures, warnings = [], []
+    for index, node_type in enumerate(node_types):
+        where = "gpufleet_plan_node_types[%d]" % index
+        _need(node_type, "power", where)
+        figures.append(_gpu_figures(node_type, hardware.get(node_type["group"]) or {}, where))
+        warnings.extend(check_node_power(node_type, figures[-1], where))
+    choice = inventory.get("gpufleet_power_cap")
+    choice = "none" if choice is None else choice
+    if choice not in CAP_CHOICES:
+        raise ClusterPlanError("gpufleet_power_cap must be one of %s (or unset), got %r" % (", ".join(CAP_CHOICES), choice))
+    budgets = _list((inventory.get("gpufleet_power") or {}).get("racks") or [], "gpufleet_power.racks")
     # A host listed in two racks gets the last one here; the placement check reports it.
-    nodes = power_nodes(node_types, groups, {h: r["name"] for r, hosts in zip(racks, rack_hosts) for h in hosts})
+    rack_of = {h: r["name"] for r, hosts in zip(racks, rack_hosts) for h in hosts}
+    nodes = power_nodes(node_types, groups, rack_of) + rack_loads(racks)
+    budget = power_budget(node_types, figures, nodes, racks, budgets, choice, inventory.get("gpufleet_gpu_power_cap_w"))
+    budget["warnings"] = warnings
     as_built_inputs = None
     if as_built is not None:
         as_built_pdu = _need(as_built, "pdu", "gpufleet_plan_power.as_built")
         as_built_inputs = {
             "pdu_model": as_built_pdu.get("model", ""),
-            "input": {"nodes": nodes, "derating": derating,
+            # The design's cabling covers its GPU nodes only: the loads are not in it.
+            "input": {"nodes": [n for n in nodes if n["node_type"] != "load"], "derating": derating,
                       "pdus": power_pdus(racks, feeds, _need(as_built_pdu, "spec", "gpufleet_plan_power.as_built.pdu"))},
             "assignment": as_built_assignment(_list(as_built.get("breakers", []), "gpufleet_plan_power.as_built.breakers")),
         }
     lustre, lustre_plan = _need(inventory, "gpufleet_lustre", "inventory"), _need(inventory, "gpufleet_plan_lustre", "inventory")
-    hardware = hardware or {}
     return {
         "name": inventory.get("gpufleet_cluster_name") or "cluster",
         "pdus": pdus,
         "derating": derating,
         "pdu_model": {"model": model.get("model"), "input_rating_a": model.get("input_rating_a")},
         "placement": rack_placement([h for t in node_types for h in groups[t["group"]]], [h for hosts in rack_hosts for h in hosts]),
-        "racks": rack_report(racks, rack_hosts, nodes, (inventory.get("gpufleet_power") or {}).get("racks") or []),
+        "racks": rack_report(racks, rack_hosts, nodes, budgets),
+        "power_budget": budget,
         "layout_input": {"nodes": nodes, "derating": derating, "imbalance_limit": power.get("imbalance_limit"),
                          "pdus": power_pdus(racks, feeds, _need(model, "spec", "the PDU model (%s)" % pdus))},
         "as_built": as_built_inputs,
@@ -251,7 +420,8 @@ def lustre_plans(lustre: Mapping[str, Any]) -> List[Dict[str, Any]]:
     plans = []
     for index, d in enumerate(lustre["directories"]):
         where = "gpufleet_plan_lustre.directories[%d]" % index
-        path = "%s/%s" % (lustre["mountpoint"], _need(d, "name", where))
+        # The name becomes a directory under the mount point and a word of the lfs command: a plain name, never a path.
+        path = "%s/%s" % (lustre["mountpoint"], input_rules.plain_name(where + ".name", _need(d, "name", where), ClusterPlanError))
         size = d.get("stripe_size", DEFAULT_STRIPE_SIZE)
         try:
             stripes = stripe_plan(lustre["osts"], lustre["ost_bw_gbs"], _need(d, "clients", where), _need(d, "client_bw_gbs", where),
@@ -275,6 +445,7 @@ def nccl_plans(node_types: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
     for t in node_types:
         if t.get("nccl_layout") is None or not t["hosts"]:
             continue
+        input_rules.plain_name("gpufleet_plan_node_types %r name" % (t["name"],), t["name"], ClusterPlanError)
         try:
             xml = str(render_xml(t["nccl_layout"]))
         except NcclTopologyError as exc:
@@ -297,12 +468,17 @@ def hostlists(groups: Mapping[str, Sequence[str]]) -> List[Dict[str, Any]]:
 def build_plan(inputs: Mapping[str, Any], layout: Mapping[str, Any], as_built: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """Stage 2: every file plan.yml writes ({relative path: content}), the Lustre and NCCL rows its checks loop
     over, and a summary. `layout` is pdu_layout of inputs.layout_input, `as_built` pdu_check of inputs.as_built."""
+    for key in ("name", "pdus", "derating", "pdu_model", "racks", "power_budget", "layout_input", "lustre", "node_types", "groups"):
+        _need(inputs, key, "cluster_plan input (the result of cluster_plan_inputs)")
+    for key in ("summary", "circuits", "pdus", "racks", "placements"):
+        _need(layout, key, "cluster_plan layout (the result of pdu_layout)")
     if inputs.get("as_built") is not None and as_built is None:
         raise ClusterPlanError("the inventory describes as-built cabling: pass the pdu_check result of inputs.as_built")
     lustre, nccl, lists = lustre_plans(inputs["lustre"]), nccl_plans(inputs["node_types"]), hostlists(inputs["groups"])
     model = inputs["pdu_model"]
     power_json = {
         "racks": inputs["racks"],
+        "budget": inputs["power_budget"],
         "layout": {"pdu_model": model["model"] or "", "input_rating_a": model["input_rating_a"], "input": inputs["layout_input"],
                    "result": layout},
         "as_built": None if inputs.get("as_built") is None else {
@@ -317,12 +493,13 @@ def build_plan(inputs: Mapping[str, Any], layout: Mapping[str, Any], as_built: O
     files.update((t["file"], t["xml"]) for t in nccl)
     files["hostlists.json"] = to_json({g["group"]: g for g in lists})
     files["hostlists.md"] = render_hostlists_md(inputs["name"], lists)
-    files["README.md"] = render_readme(inputs["name"], layout, as_built, lustre, nccl, lists)
+    files["README.md"] = render_readme(inputs["name"], layout, as_built, lustre, nccl, lists, inputs["power_budget"])
     return {
         "files": files,
         "lustre": [{k: d[k] for k in ("path", "apply", "command")} for d in lustre],
         "nccl": [{k: v for k, v in t.items() if k != "xml"} for t in nccl],
         "summary": {"circuits_used": layout["summary"]["circuits_used"],
+                    "gpu_power_cap_w": inputs["power_budget"]["gpu_power_cap_w"], "warnings": inputs["power_budget"]["warnings"],
                     "as_built_violations": None if as_built is None else as_built["summary"]["violations"],
                     "lustre_directories": len(lustre), "nccl_files": [t["file"] for t in nccl],
                     "hostlists": {g["group"]: g["hostlist"] for g in lists}},
@@ -380,6 +557,53 @@ def _power_as_built(inputs: Mapping[str, Any], check: Mapping[str, Any], node_w:
     return out
 
 
+def _power_budget_md(inputs: Mapping[str, Any], layout: Mapping[str, Any]) -> List[str]:
+    """power.md: each rack's draw at full power against its budget, the way out taken, warnings, PSU loads."""
+    budget = inputs["power_budget"]
+    out = ["\n## Rack budgets\n\n`gpufleet.cluster.rack_power_fit` at full power (every node at its `max_power_w`, every load at its\n"
+           "maximum), `gpufleet_power_cap: %s`.\n\n" % budget["choice"],
+           "| rack | draw at full power | budget | fits | over | nodes that fit at full power | GPU cap that would fit |\n"
+           "| --- | --- | --- | --- | --- | --- | --- |\n"]
+    counts = {r["name"]: r["count"] for r in inputs["racks"]}
+    out.extend("| %s | %s W | %s W | %s | %s W | %s of %s | %s |\n" % (
+        f["name"], f["draw_w"], f["budget_w"], "yes" if f["fits"] else "**no**", f["over_w"], f["max_nodes"], counts.get(f["name"]),
+        "%s W per GPU" % f["gpu_power_cap_w"] if f["gpu_power_cap_w"] is not None else "none needed" if f["fits"] else
+        "none (below the GPUs' lowest limit)") for f in budget["fit"])
+    cap = budget["gpu_power_cap_w"]
+    if cap is not None:
+        gpu_w = budget.get("gpu_power_w")
+        out.append("\n**GPU power cap applied: %s W per GPU.** The rack does not fit at full power, and the inventory chose\n"
+                   "`gpufleet_power_cap: rack_budget`: %s\nThe layout below is planned on the capped nodes (`max_power_w` less "
+                   "each GPU's watts above the cap).\n" % (cap, cap_cost(cap, gpu_w) if gpu_w else "see docs/power.md"))
+    elif all(f["fits"] for f in budget["fit"]):
+        out.append("\nEvery rack fits its budget at full power: no GPU power cap.\n")
+    for warning in budget["warnings"]:
+        out.append("\n**Warning:** %s.\n" % warning)
+    rows = _psu_rows(layout)
+    if rows:
+        out.append("\n### PSU load in the worst scenario\n\n| node type | nodes | PSUs left | watts per PSU | scenario | PSU rating | % of rating |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- |\n")
+        out.extend("| %s | %s | %s | %s W | %s | %s | %s |\n" % (
+            r["what"], r["nodes"], r["live_psus"], r["worst_w"], r["worst_scenario"],
+            "%g W" % r["rating_w"] if r["rating_w"] is not None else "not given",
+            _pct(r["worst_w"] / r["rating_w"]) + " %" if r["rating_w"] else "n/a") for r in rows)
+    return out
+
+
+def _psu_rows(layout: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """layout psu_loads grouped: one row per node type (loads one row each), with the worst row of the group."""
+    groups: Dict[str, Dict[str, Any]] = {}
+    for row in layout.get("psu_loads") or []:
+        what = row["node"] if row.get("node_type") in ("load", "", None) else row["node_type"]
+        entry = groups.setdefault(what, dict(row, what=what, hosts=[]))
+        entry["hosts"].append(row["node"])
+        if row["worst_w"] > entry["worst_w"]:
+            entry.update((k, row[k]) for k in ("worst_w", "worst_scenario", "live_psus"))
+    for entry in groups.values():
+        entry["nodes"] = _compress(entry["hosts"])
+    return list(groups.values())
+
+
 def render_power_md(inputs: Mapping[str, Any], layout: Mapping[str, Any], check: Optional[Mapping[str, Any]]) -> str:
     """power.md: rack budgets, the as-built check, the computed layout, per-PDU currents, breakers, cabling per node."""
     derating, model, nodes = inputs["derating"], inputs["pdu_model"], inputs["layout_input"]["nodes"]
@@ -390,8 +614,10 @@ def render_power_md(inputs: Mapping[str, Any], layout: Mapping[str, Any], check:
            "load is shared by its live PSUs; every layout is checked in normal operation, after the loss of each\n"
            "feed and after the loss of each PSU. Numbers: `power.json`.\n\n" % derating,
            "| rack | nodes | worst-case draw | budget |\n| --- | --- | --- | --- |\n"]
-    out.extend("| %s | `%s` (%s) | %s W | %s W (%.1f %% used) |\n" % (
-        r["name"], r["nodes"], r["count"], r["max_power_w"], r["budget_w"], 100 * r["max_power_w"] / r["budget_w"]) for r in inputs["racks"])
+    out.extend("| %s | `%s` (%s)%s | %s W | %s W (%.1f %% used) |\n" % (
+        r["name"], r["nodes"], r["count"], " and %s" % ", ".join(r["loads"]) if r.get("loads") else "", r["max_power_w"], r["budget_w"],
+        100 * r["max_power_w"] / r["budget_w"]) for r in inputs["racks"])
+    out.extend(_power_budget_md(inputs, layout))
     out.append("\n## The design's as-built breaker plan\n\n")
     if check is not None:
         out.extend(_power_as_built(inputs, check, node_w))
@@ -489,10 +715,17 @@ def _row_end(items: Sequence[str]) -> str:
 
 
 def render_readme(name: str, layout: Mapping[str, Any], check: Optional[Mapping[str, Any]], lustre: Sequence[Mapping[str, Any]],
-                  nccl: Sequence[Mapping[str, Any]], lists: Sequence[Mapping[str, Any]]) -> str:
+                  nccl: Sequence[Mapping[str, Any]], lists: Sequence[Mapping[str, Any]], budget: Optional[Mapping[str, Any]] = None) -> str:
     """README.md: the index, with the headline numbers of every file."""
     summary = layout["summary"]
-    power = "PDU breaker layout: %s breakers, worst %s %% of a limit (%s)." % (
+    power = ""
+    if budget is not None:
+        power = "Racks at full power: %s. " % "; ".join("%s %s W of %s W%s" % (
+            f["name"], f["draw_w"], f["budget_w"], "" if f["fits"] else " (does not fit)") for f in budget["fit"])
+        if budget["gpu_power_cap_w"] is not None:
+            power += "GPU power cap %s W per GPU (gpufleet_power_cap: rack_budget). " % budget["gpu_power_cap_w"]
+        power += "".join("Warning: %s. " % w for w in budget["warnings"])
+    power += "PDU breaker layout: %s breakers, worst %s %% of a limit (%s)." % (
         summary["circuits_used"], _pct(summary["worst_utilisation"]), summary["worst_circuit"])
     if check is not None:
         power += " The design's as-built plan: %s" % ("passes" if check["ok"] else "%s violations, worst %s %%" % (

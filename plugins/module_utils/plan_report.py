@@ -18,6 +18,7 @@ import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, layout_from_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan_report_budget import budget_section
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan_report_power import budget_bar, pdu_sections, rack_elevation
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan_report_sections import (
     legend, lustre_section, nccl_section, slurm_section)
@@ -27,7 +28,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.plan_report_svg i
 __all__ = ["PlanReportError", "render_report", "report_from_plan", "SECTIONS"]
 
 # Section ids, in page order (the browser check looks for each).
-SECTIONS = ("summary", "racks", "power", "as-built", "lustre", "nccl", "slurm", "hostlists")
+SECTIONS = ("summary", "budget", "racks", "power", "as-built", "lustre", "nccl", "slurm", "hostlists")
 
 CSS = """
 :root{--ok:#2e7d32;--ok2:#a5d6a7;--warn:#b26a00;--warn2:#ffcc80;--over:#c62828;--over2:#ef9a9a;--info:#1565c0;--info2:#90caf9;
@@ -72,6 +73,15 @@ def _plain_summary(name: str, power: Mapping[str, Any], lustre: Mapping[str, Any
     rows = ['<tr><th scope="row">racks</th><td>%s</td></tr>' % "; ".join(
         esc("%s: %s nodes (%s), %s W of %s W" % (r["name"], num(r["count"]), r["nodes"], num(r["max_power_w"]), num(r["budget_w"])))
         for r in power["racks"])]
+    budget = power.get("budget") or {}
+    if budget.get("fit"):
+        rows.append('<tr><th scope="row">racks at full power</th><td>%s</td></tr>' % "; ".join(
+            "%s %s" % (esc("%s: %s W of %s W" % (f["name"], num(f["draw_w"]), num(f["budget_w"]))), chip("ok" if f["fits"] else "over"))
+            for f in budget["fit"]))
+        cap = budget.get("gpu_power_cap_w")
+        rows.append('<tr><th scope="row">GPU power cap</th><td>%s</td></tr>' % (
+            "<strong>%s W per GPU</strong>, a power limit (not a clock): power-bound work runs slower" % esc(num(cap))
+            if cap is not None else "none"))
     rows.append('<tr><th scope="row">computed PDU layout</th><td>%s of %s breakers used, all %s scenarios checked; busiest %s reaches '
                 '%s A of %.2f A after %s, <strong>%s %%</strong> of its limit %s</td></tr>' % (
                     esc(num(s["circuits_used"])), esc(num(s["circuits_available"])), esc(num(s["scenarios"])), esc(s["worst_circuit"]),
@@ -148,6 +158,7 @@ def render_report(name: str, power: Mapping[str, Any], lustre: Mapping[str, Any]
     try:
         parts = [
             ("summary", "Summary", _plain_summary(name, power, lustre, nccl, hostlists, topology)),
+            ("budget", "Rack power budgets, PSU loads and GPU cap", budget_section(ids, power)),
             ("racks", "Rack elevations", _racks(ids, power)),
             ("power", "PDU breakers and phase balance", _power(ids, power)),
             ("as-built", "The as-built cabling", _as_built(ids, power)),

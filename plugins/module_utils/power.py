@@ -27,6 +27,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.power_model impor
     nema_imbalance,
     parse_power_input,
     pdu_line_phasors,
+    psu_overload_message,
     within,
 )
 
@@ -46,6 +47,14 @@ def psu_scenario(node: str, psu: int) -> str:
 
 def _r(value: float, digits: int = 3) -> float:
     return round(float(value), digits)
+
+
+def _watts(value: Any) -> Any:
+    """Watts for reports: an int when whole (3300, not 3300.0), else rounded to 0.1 W."""
+    if value is None:
+        return None
+    value = round(float(value), 1)
+    return int(value) if value.is_integer() else value
 
 
 def index_assignment(model: PowerModel, assignment: Any) -> Tuple[Dict[Tuple[int, int], int], List[Dict[str, Any]]]:
@@ -130,6 +139,25 @@ def evaluate(model: PowerModel, placed: Dict[Tuple[int, int], int]) -> Dict[str,
     for (node_index, psu), circuit_index in sorted(placed.items()):
         live[node_index].append((psu, circuit_index))
     violations: List[Dict[str, Any]] = []
+    psu_loads: List[Dict[str, Any]] = []
+    for node in model.nodes:
+        if live[node.index]:
+            share = node.max_power_w / len(live[node.index])
+            psu_loads.append({"node": node.name, "node_type": node.node_type, "rating_w": _watts(node.psu_rating_w),
+                              "normal_w": _watts(share), "worst_w": _watts(share), "worst_scenario": NORMAL,
+                              "live_psus": len(live[node.index])})
+    psu_row = {row["node"]: row for row in psu_loads}
+
+    def psu_load(node: Any, scenario: str, alive: int) -> None:
+        share = node.max_power_w / alive
+        row = psu_row[node.name]
+        if share > row["worst_w"] * (1.0 + TOLERANCE) + 1e-6:
+            row.update(worst_w=_watts(share), worst_scenario=scenario, live_psus=alive)
+        if node.psu_rating_w is not None and not within(share, node.psu_rating_w):
+            violations.append({"type": "psu_overload", "node": node.name, "node_type": node.node_type, "rack": node.rack,
+                               "scenario": scenario, "live_psus": alive, "watts": _watts(share), "rating_w": _watts(node.psu_rating_w),
+                               "message": psu_overload_message(node, scenario, alive),
+                               "fix": psu_overload_message(node, scenario, alive).split("; fix: ", 1)[-1]})
 
     def load(lost_feed: Optional[str]) -> Tuple[List[float], List[float]]:
         amps, watts = [0.0] * count, [0.0] * count
@@ -140,6 +168,7 @@ def evaluate(model: PowerModel, placed: Dict[Tuple[int, int], int]) -> Dict[str,
                 violations.append(_down(model, node, feed_scenario(lost_feed) if lost_feed else NORMAL, len(alive)))
             if not alive:
                 continue
+            psu_load(node, feed_scenario(lost_feed) if lost_feed else NORMAL, len(alive))
             share = node.max_power_w / len(alive)
             for c in alive:
                 watts[c] += share
@@ -172,6 +201,8 @@ def evaluate(model: PowerModel, placed: Dict[Tuple[int, int], int]) -> Dict[str,
         per_circuit = Counter(c for _psu, c in plugged)
         if len(plugged) - 1 < node.psus_required <= len(plugged):
             violations.append(_down(model, node, "any one of its PSUs lost", len(plugged) - 1))
+        if len(plugged) > 1:
+            psu_load(node, "any one of its PSUs lost", len(plugged) - 1)
         seen = set()
         for psu, lost_circuit in plugged:
             if lost_circuit in seen:
@@ -228,7 +259,7 @@ def evaluate(model: PowerModel, placed: Dict[Tuple[int, int], int]) -> Dict[str,
             "worst_scenario": worst.scenario[c.index],
             "utilisation": _r(worst.amps[c.index] / c.limit_a, 4),
         })
-    return {"circuits": circuit_reports, "pdus": pdu_reports, "violations": violations,
+    return {"circuits": circuit_reports, "pdus": pdu_reports, "violations": violations, "psu_loads": psu_loads,
             "worst_amps": worst.amps, "scenarios": 1 + len(model.feeds) + len(placed)}
 
 
@@ -290,6 +321,7 @@ def check_assignment(data: Any, assignment: Any = None) -> Dict[str, Any]:
         "violations": violations,
         "circuits": result["circuits"],
         "pdus": result["pdus"],
+        "psu_loads": result["psu_loads"],
         "summary": {
             "violations": len(violations), "scenarios": result["scenarios"],
             "circuits_used": sum(1 for r in result["circuits"] if r["used"]), "circuits_available": len(result["circuits"]),

@@ -40,6 +40,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.power_model impor
     PowerModel,
     nema_imbalance,
     parse_power_input,
+    psu_overload_message,
     within,
 )
 
@@ -186,6 +187,15 @@ def _layout_rack(model: PowerModel, rack: str, nodes: List[Node], balanced: bool
     errors: List[str] = []
     unplaced: Dict[str, List[Tuple[Node, int, _Psu]]] = {g: [] for g in feeds}
     for _worst, node, split, sizes in plans:
+        if node.psu_rating_w is not None:
+            # The PSU split decides how many PSUs carry the node in each scenario: refuse when one would be overloaded.
+            bad = [size for size in sizes.values() if not within(size.worst * node.power_factor, node.psu_rating_w)]
+            if bad:
+                size = max(bad, key=lambda s: s.worst)
+                live = int(round(node.max_power_w / (size.worst * node.power_factor)))
+                scenario = size.worst_scenario if not size.worst_scenario.startswith("another PSU") else "any one of its PSUs lost"
+                errors.append("PSU overload: " + psu_overload_message(node, scenario, live))
+                continue
         oversize = [g for g, size in sizes.items()
                     if size.worst > biggest[g].volt * biggest[g].circuit.limit_a * (1.0 + TOLERANCE)]
         if oversize:
@@ -289,6 +299,7 @@ def _report(model: PowerModel, placed: Dict[Tuple[int, int], int], result: Dict[
         "placements": placements,
         "circuits": result["circuits"],
         "pdus": result["pdus"],
+        "psu_loads": result["psu_loads"],
         "racks": [racks[r] for r in sorted(racks)],
         "summary": {
             "nodes": len(model.nodes), "psus": len(placed), "scenarios": result["scenarios"],

@@ -57,7 +57,7 @@ def _phase_coefficients(phase: str, three_phase: bool) -> Tuple[Tuple[Tuple[int,
 # (line coefficients, neutral coefficient) per (phase, is three-phase), computed once.
 _COEFFICIENTS = {(ph, three): _phase_coefficients(ph, three) for ph in PHASE_ANGLE_DEG for three in (False, True)}
 
-_NODE_KEYS = ("name", "rack", "max_power_w", "psus", "psus_required", "power_factor")
+_NODE_KEYS = ("name", "rack", "max_power_w", "psus", "psus_required", "power_factor", "psu_rating_w", "node_type")
 _PDU_KEYS = ("name", "rack", "feed", "voltage", "phases", "wiring", "circuits")
 _CIRCUIT_KEYS = ("name", "rating_a", "phase")
 _TOP_KEYS = ("nodes", "pdus", "derating", "imbalance_limit", "assignment")
@@ -76,6 +76,12 @@ class Node:
     psus: int
     psus_required: int
     power_factor: float
+    psu_rating_w: Optional[float] = None  # each PSU's rated output; None: not checked
+    node_type: str = ""  # what the node is (a node type or a load such as a switch), for messages
+
+    @property
+    def label(self) -> str:
+        return "node '%s'%s" % (self.name, " (%s)" % self.node_type if self.node_type else "")
 
 
 @dataclass
@@ -200,6 +206,8 @@ def _parse_node(item: Any, index: int) -> Node:
         psus=psus,
         psus_required=required,
         power_factor=_number(item, "power_factor", where, default=DEFAULT_POWER_FACTOR, high=1.0),
+        psu_rating_w=_number(item, "psu_rating_w", where) if item.get("psu_rating_w") is not None else None,
+        node_type=_name(item, "node_type", where) if item.get("node_type") is not None else "",
     )
 
 
@@ -310,6 +318,22 @@ def parse_power_input(data: Any) -> PowerModel:
         pdu_by_name=pdu_by_name,
         rack_pdus=rack_pdus,
     )
+
+
+def psu_overload_message(node: Node, scenario: str, live: int) -> str:
+    """What it means when `live` PSUs of `node` must carry it in `scenario` and each would exceed its rating."""
+    rating = node.psu_rating_w or 0.0
+    out = ("%s in scenario '%s': its %d live PSU(s) must carry %g W, %.1f W each, above their %g W rating "
+           "(%d x %g W = %g W < %g W)" % (node.label, scenario, live, node.max_power_w, node.max_power_w / live, rating,
+                                          live, rating, live * rating, node.max_power_w))
+    if scenario.startswith("feed "):
+        out += ("; the node runs throttled (or shuts down) until the feed returns; fix: a third feed, so that a feed "
+                "loss leaves more PSUs, or a node power cap of at most %g W (gpufleet_power_cap)" % (live * rating))
+    elif scenario == "normal":
+        out += "; fix: PSUs of a higher rating, or more PSUs"
+    else:
+        out += "; fix: a node power cap of at most %g W, or PSUs of a higher rating" % (live * rating)
+    return out
 
 
 def pdu_line_phasors(model: PowerModel, amps: Sequence[float]) -> Tuple[List[List[complex]], List[complex]]:

@@ -60,6 +60,28 @@ def _power(gpus: List[Dict[str, Any]], expect: Dict[str, Any], node: Optional[st
                    "%d GPUs at %s W" % (len(gpus), measured))
 
 
+def power_cap_check(gpus: List[Dict[str, Any]], cap_w: Any, node: Optional[str] = None) -> Dict[str, Any]:
+    """gpu_power_cap: the limit every GPU enforces equals the plan's GPU power cap (gpufleet_gpu_power_cap_w,
+    docs/power.md "Rack budgets"). The enforced limit is nvidia-smi's "Enforced Power Limit"; where a driver does
+    not report it, its current power limit, and the detail says so."""
+    cap = float(cap_w)
+    bad, seen, fallback = [], [], []
+    for gpu in gpus:
+        have = gpu.get("power_enforced_limit_w")
+        if have is None and gpu.get("power_limit_w") is not None:
+            have = gpu.get("power_limit_w")
+            fallback.append(str(gpu.get("index")))
+        seen.append(have)
+        if have is None or abs(have - cap) > POWER_TOLERANCE_W:
+            bad.append("%s: enforced power limit %s W, the rack's GPU power cap is %s W" % (_label(gpu), have, cap_w))
+    if not gpus:
+        bad.append("no GPU found to check against the rack's GPU power cap of %s W" % cap_w)
+    measured = max((value for value in seen if value is not None), default=None)
+    note = "" if not fallback else " (GPU %s: no enforced limit reported, current limit used)" % ", ".join(fallback)
+    return _result("gpu_power_cap", node, bad, measured, cap, "W",
+                   "%d GPUs enforce the rack's GPU power cap of %s W%s" % (len(gpus), cap_w, note))
+
+
 def _clocks(gpus: List[Dict[str, Any]], expect: Dict[str, Any], node: Optional[str]) -> Optional[Dict[str, Any]]:
     wanted = expect.get("application_clocks_mhz")
     if wanted is None:
@@ -124,7 +146,8 @@ def _thermal(gpus: List[Dict[str, Any]], node: Optional[str]) -> Dict[str, Any]:
 
 def gpu_checks(gpus: List[Dict[str, Any]], expect: Optional[Dict[str, Any]], node: Optional[str] = None,
                expected_count: Optional[int] = None) -> List[Dict[str, Any]]:
-    """gpu_count (when expected_count is given), gpu_power_limit, gpu_clocks, gpu_ecc, gpu_thermal."""
+    """gpu_count (when expected_count is given), gpu_power_limit, gpu_clocks, gpu_power_cap (when the expectation
+    carries the plan's power_cap_w), gpu_ecc, gpu_thermal."""
     results: List[Dict[str, Any]] = []
     if expected_count is not None:
         results.append(_result("gpu_count", node, [] if len(gpus) == expected_count else
@@ -135,6 +158,8 @@ def gpu_checks(gpus: List[Dict[str, Any]], expect: Optional[Dict[str, Any]], nod
             if made is not None:
                 made["derivation"] = expect.get("derivation")
                 results.append(made)
+    if expect is not None and expect.get("power_cap_w") is not None:
+        results.append(power_cap_check(gpus, expect["power_cap_w"], node))
     results.append(_ecc(gpus, node))
     results.append(_thermal(gpus, node))
     return results

@@ -37,7 +37,12 @@ from png import PngError, pixel_stats  # noqa: E402  (this folder's stdlib PNG r
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_REPORT = os.path.join(REPO, ".build", "plan", "h100-64", "report.html")
 # plugins/module_utils/plan_report.py SECTIONS, in page order.
-SECTIONS = ("summary", "racks", "power", "as-built", "lustre", "nccl", "slurm", "hostlists")
+SECTIONS = ("summary", "budget", "racks", "power", "as-built", "lustre", "nccl", "slurm", "hostlists")
+# The power budget parts (plan_report_budget.py): per rack a bar at full power and one as planned, each PSU load bar
+# with its rating, and the GPU cap paragraph (data-cap, the figure or "none").
+BUDGET_BAR_RE = re.compile(r'<rect [^>]*data-rack="([^"]+)" data-draw="(full|planned)" data-watts="([0-9.]+)"')
+PSU_BAR_RE = re.compile(r'<rect [^>]*data-psu="([^"]+)" data-watts="([0-9.]+)"(?: data-rating="([0-9.]+)")?')
+CAP_RE = re.compile(r'<p class="cap" data-cap="([^"]+)">')
 WINDOW = (1400, 2000)
 MIN_INK, MIN_COLOUR = 0.02, 0.002
 CONSOLE_RE = re.compile(r":CONSOLE[:(]\d*\)?\]?\s*(.*)")
@@ -74,6 +79,33 @@ def check_dom(dom: str, source: str) -> List[str]:
         failures.append("the rendered page has no <title>Plan: ...</title>")
     if '<html lang="en"' not in dom:
         failures.append('the rendered page has no <html lang="en">')
+    failures.extend(check_budget(dom, source))
+    return failures
+
+
+def check_budget(dom: str, source: str) -> List[str]:
+    """The rack budget section as rendered: every rack's two draw bars, the PSU load bars with their ratings and the
+    cap paragraph, the same as in the file; a cap figure appears in the summary too."""
+    failures = []
+    bars, psus, caps = BUDGET_BAR_RE.findall(dom), PSU_BAR_RE.findall(dom), CAP_RE.findall(dom)
+    if bars != BUDGET_BAR_RE.findall(source) or psus != PSU_BAR_RE.findall(source) or caps != CAP_RE.findall(source):
+        failures.append("the rendered budget section differs from the file (rack bars %d/%d, PSU bars %d/%d, cap %s/%s)" % (
+            len(bars), len(BUDGET_BAR_RE.findall(source)), len(psus), len(PSU_BAR_RE.findall(source)), caps, CAP_RE.findall(source)))
+    racks = sorted({rack for rack, _kind, _w in bars})
+    for rack in racks:
+        kinds = sorted(kind for r, kind, _w in bars if r == rack)
+        if kinds != ["full", "planned"]:
+            failures.append("rack %s has draw bars %s, expected one at full power and one as planned" % (rack, kinds))
+    if not racks:
+        failures.append("the rendered page shows no rack draw against its budget")
+    if not psus:
+        failures.append("the rendered page shows no PSU load in the worst scenario")
+    elif not any(rating for _what, _w, rating in psus):
+        failures.append("no PSU load bar carries its PSU rating")
+    if len(caps) != 1:
+        failures.append("the rendered page has %d GPU cap paragraphs, expected 1" % len(caps))
+    elif caps[0] != "none" and "%s W per GPU" % caps[0] not in dom:
+        failures.append("the GPU cap %s W is not stated per GPU in the page" % caps[0])
     return failures
 
 

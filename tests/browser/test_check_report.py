@@ -57,7 +57,31 @@ def test_blank_and_drawn_screenshots():
 def test_dom_check_names_what_is_missing():
     failures = check_report.check_dom('<html lang="en"><title>Plan: x</title><section id="summary"><svg></svg>', "<svg><svg>")
     assert failures == ["section id=%r is missing from the rendered page" % s for s in check_report.SECTIONS[1:]] + [
-        "the rendered page has 1 <svg> drawings, the file 2"]
+        "the rendered page has 1 <svg> drawings, the file 2",
+        "the rendered page shows no rack draw against its budget",
+        "the rendered page shows no PSU load in the worst scenario",
+        "the rendered page has 0 GPU cap paragraphs, expected 1"]
+
+
+FULL = '<rect x="1" data-rack="r01" data-draw="full" data-watts="84350">'
+PLANNED = '<rect x="1" data-rack="r01" data-draw="planned" data-watts="59966">'
+PSU = '<rect x="1" data-psu="hgx-h100" data-watts="2384" data-rating="3300">'
+CAP = '<p class="cap" data-cap="319"><strong>GPU power cap: 319 W per GPU</strong>'
+
+
+def test_budget_check_names_what_is_missing():
+    good = FULL + PLANNED + PSU + CAP
+    assert check_report.check_budget(good, good) == []
+    assert check_report.check_budget(good.replace(CAP, '<p class="cap" data-cap="none">'),
+                                     good.replace(CAP, '<p class="cap" data-cap="none">')) == []
+    # The browser lost a bar the file has, a rack has only one bar, no rating, a cap not stated per GPU.
+    assert check_report.check_budget(FULL + PSU + CAP, good)[0].startswith("the rendered budget section differs from the file")
+    assert "rack r01 has draw bars ['full'], expected one at full power and one as planned" in check_report.check_budget(
+        FULL + PSU + CAP, FULL + PSU + CAP)
+    no_rating = FULL + PLANNED + PSU.replace(' data-rating="3300"', "") + CAP
+    assert check_report.check_budget(no_rating, no_rating) == ["no PSU load bar carries its PSU rating"]
+    unstated = FULL + PLANNED + PSU + '<p class="cap" data-cap="319">'
+    assert check_report.check_budget(unstated, unstated) == ["the GPU cap 319 W is not stated per GPU in the page"]
 
 
 def _small_report():
@@ -66,7 +90,8 @@ def _small_report():
     from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import plan_layout
 
     inventory = {
-        "gpufleet_plan_node_types": [{"name": "t", "group": "g", "power": {"max_power_w": 2300, "psus": 2, "psus_required": 1}}],
+        "gpufleet_plan_node_types": [{"name": "t", "group": "g", "power": {"max_power_w": 2300, "psus": 2, "psus_required": 1,
+                                                                                    "psu_rating_w": 2400}}],
         "gpufleet_plan_power": {"feeds": ["A", "B"], "racks": [{"name": "<r1>", "nodes": "n[1-4]"}],
                                 "pdu": {"input_rating_a": 32, "spec": {"voltage": 400, "phases": 3, "wiring": "wye", "circuits": [
                                     {"name": "cb%d" % i, "rating_a": 16, "phase": "L%d" % (1 + i % 3)} for i in range(6)]}}},

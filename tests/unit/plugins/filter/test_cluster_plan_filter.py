@@ -7,11 +7,15 @@
 from __future__ import annotations
 
 import copy
+import os
+import re
 from collections import OrderedDict
 
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ansible.plugins.filter.core import to_nice_json
 
 from ansible_collections.gpufleet.cluster.plugins.filter import cluster_plan as plan_filter_module
@@ -25,6 +29,15 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan impo
 # Two 2300 W nodes in one rack, 2 PSUs each, PF 1.0: 5 A per PSU normally, 10 A after a feed loss; a 16 A breaker
 # may carry 12.8 A, so one PSU per breaker. No as-built cabling.
 from duo_plan import GROUPS, INVENTORY  # noqa: E402
+from nasty_input import hostile_text, near_valid  # noqa: E402
+
+# One PCIe switch with 2 GPUs and 1 HCA (as in test_cluster_plan).
+NCCL_LAYOUT = {"version": 1, "cpus": [{
+    "numaid": 0, "affinity": "0-15", "arch": "x86_64", "vendor": "GenuineIntel", "familyid": 6, "modelid": 143,
+    "pci": [{"busid": "0000:50:00.0", "class": "bridge", "link_speed": "gen5", "link_width": 16, "pci": [
+        {"busid": "0000:52:00.0", "class": "ib", "link_speed": "gen5", "link_width": 16,
+         "nic": {"net": [{"name": "mlx5_0", "dev": 0, "speed": 400000, "port": 1}]}},
+        {"busid": "0000:53:00.0", "class": "gpu", "link_speed": "gen5", "link_width": 16}]}]}]}
 
 HOSTVARS = {"n1": {"gpufleet_hardware": {"gpus": 0}}, "n2": {}}
 
@@ -34,7 +47,8 @@ def test_chain_as_plan_yml_runs_it():
     assert inputs["node_types"][0]["hardware"] == {"gpus": 0}  # from the group's first host
     assert inputs["as_built"] is None and inputs["derating"] == 0.8  # the default
     # 2 x 2300 W = 4600 W of 5000.
-    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "max_power_w": 4600, "budget_w": 5000}]
+    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "loads": [], "loads_w": 0, "max_power_w": 4600,
+                               "budget_w": 5000}]
     layout = pdu_layout(inputs["layout_input"])
     plan = cluster_plan(inputs, layout)
     # One PSU per breaker: 2 per feed, 4 of 6; the busiest at 10 / 12.8 A = 78.1 %.
@@ -42,7 +56,8 @@ def test_chain_as_plan_yml_runs_it():
     assert list(plan["files"]) == ["power.json", "power.md", "lustre.json", "lustre.md", "hostlists.json", "hostlists.md", "README.md"]
     assert plan["lustre"] == [] and plan["nccl"] == []
     assert plan["files"]["README.md"].endswith(
-        "| [power.md](power.md), [power.json](power.json) | PDU breaker layout: 4 breakers, worst 78.1 % of a limit (r1-pdu-a/cb1). |\n"
+        "| [power.md](power.md), [power.json](power.json) | Racks at full power: r1 4600 W of 5000 W. "
+        "PDU breaker layout: 4 breakers, worst 78.1 % of a limit (r1-pdu-a/cb1). |\n"
         "| [lustre.md](lustre.md), [lustre.json](lustre.json) |\n"
         "| [hostlists.md](hostlists.md), [hostlists.json](hostlists.json) | `all` = `n[1-2]`, `nodes` = `n[1-2]` |\n")
     assert all(isinstance(content, str) for content in plan["files"].values())
@@ -120,3 +135,80 @@ def test_documented_and_registered(module, name):
     assert set(doc["positional"].replace(" ", "").split(",")) <= set(doc["options"])
     yaml.safe_load(module.EXAMPLES)
     assert "_value" in yaml.safe_load(module.RETURN)
+
+
+# ---------------------------------------------------------------- issue 13: names that become paths, missing keys
+
+TRAVERSAL = "../../../etc/cron.d/x"
+
+
+def _with_node_type_name(name):
+    bad = copy.deepcopy(INVENTORY)
+    bad["gpufleet_plan_node_types"][0]["name"] = name
+    return bad
+
+
+def test_node_type_named_like_a_path_is_refused():
+    with pytest.raises(AnsibleFilterError) as err:
+        cluster_plan_inputs(_with_node_type_name(TRAVERSAL), GROUPS)
+    text = str(err.value)
+    assert text.startswith("gpufleet.cluster.cluster_plan_inputs: gpufleet_plan_node_types[0].name")
+    assert repr(TRAVERSAL) in text or TRAVERSAL in text
+
+
+def test_lustre_directory_named_like_a_path_is_refused():
+    bad = copy.deepcopy(INVENTORY)
+    bad["gpufleet_plan_lustre"]["directories"] = [
+        {"name": TRAVERSAL, "pattern": "shared_file", "clients": 2, "client_bw_gbs": 1.0,
+         "sizes": {"p50_bytes": 1048576, "p90_bytes": 8388608, "max_bytes": 1073741824}}]
+    inputs = cluster_plan_inputs(bad, GROUPS)
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: gpufleet_plan_lustre\.directories\[0\]\.name"):
+        cluster_plan(inputs, pdu_layout(inputs["layout_input"]))
+
+
+@pytest.mark.parametrize("path, key", [
+    (("gpufleet_plan_node_types", 0, "group"), "group"),
+    (("gpufleet_plan_node_types", 0, "power"), "power"),
+    (("gpufleet_plan_node_types", 0, "power", "psus"), "psus"),
+    (("gpufleet_plan_power", "racks", 0, "name"), "name"),
+    (("gpufleet_plan_power", "feeds"), "feeds"),
+    (("gpufleet_lustre", "osts"), "osts"),
+])
+def test_missing_keys_are_named(path, key):
+    bad = copy.deepcopy(INVENTORY)
+    where = bad
+    for part in path[:-1]:
+        where = where[part]
+    del where[path[-1]]
+    with pytest.raises(AnsibleFilterError) as err:
+        cluster_plan_inputs(bad, GROUPS)
+    assert str(err.value).startswith("gpufleet.cluster.cluster_plan_inputs: ") and key in str(err.value)
+
+
+def test_cluster_plan_missing_input_keys_are_named():
+    inputs = cluster_plan_inputs(INVENTORY, GROUPS)
+    layout = pdu_layout(inputs["layout_input"])
+    broken = {k: v for k, v in inputs.items() if k != "lustre"}
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: cluster_plan input .*\.lustre is missing"):
+        cluster_plan(broken, layout)
+    with pytest.raises(AnsibleFilterError, match=r"cluster_plan layout .*\.placements is missing"):
+        cluster_plan(inputs, {k: v for k, v in layout.items() if k != "placements"})
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=st.one_of(hostile_text(1, 24), near_valid(st.sampled_from(["hgx-h100", "gpu2", "a100_sxm"]))))
+def test_every_file_key_stays_inside_the_plan_directory(name):
+    """A node type's name becomes nccl/<name>.xml: it is refused, or the key is a plain relative path under nccl/."""
+    try:
+        inputs = cluster_plan_inputs(_with_node_type_name(name), GROUPS, HOSTVARS)
+        layout = pdu_layout(inputs["layout_input"])
+        inputs["node_types"][0]["nccl_layout"] = NCCL_LAYOUT
+        plan = cluster_plan(inputs, layout)
+    except AnsibleFilterError as exc:
+        assert "gpufleet.cluster.cluster_plan" in str(exc) and "name" in str(exc)
+        return
+    assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*", name) and name not in (".", "..")
+    for key in plan["files"]:
+        assert not key.startswith("/") and ".." not in key.split("/") and "\n" not in key
+        assert os.path.normpath(os.path.join("/plan", key)).startswith("/plan/")
+    assert "nccl/%s.xml" % name in plan["files"]

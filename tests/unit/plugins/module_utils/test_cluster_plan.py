@@ -95,12 +95,20 @@ def test_inputs_of_the_small_inventory():
     assert inputs["name"] == "mini" and inputs["derating"] == 0.8
     assert inputs["pdu_model"] == {"model": "230 V, 2 x 16 A", "input_rating_a": 32}
     # r1: 2 x 2300 = 4600 W of 5000; r2: 2300 W of 3000.
-    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "max_power_w": 4600, "budget_w": 5000},
-                               {"name": "r2", "nodes": "n3", "count": 1, "max_power_w": 2300, "budget_w": 3000}]
+    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "loads": [], "loads_w": 0, "max_power_w": 4600,
+                                "budget_w": 5000},
+                               {"name": "r2", "nodes": "n3", "count": 1, "loads": [], "loads_w": 0, "max_power_w": 2300,
+                                "budget_w": 3000}]
+    # Both racks fit at full power; the hardware gives no GPU watts, so no cap could be computed.
+    assert inputs["power_budget"] == {
+        "choice": "none", "gpu_power_cap_w": None, "gpu_power_w": None, "errors": [], "warnings": [],
+        "fit": [{"name": "r1", "draw_w": 4600, "budget_w": 5000, "fits": True, "over_w": 0, "max_nodes": 2, "gpu_power_cap_w": None},
+                {"name": "r2", "draw_w": 2300, "budget_w": 3000, "fits": True, "over_w": 0, "max_nodes": 1, "gpu_power_cap_w": None}]}
     assert inputs["placement"] == {"not_in_a_rack": [], "in_no_node_type": [], "in_two_racks": [], "in_two_node_types": []}
     nodes = inputs["layout_input"]["nodes"]
     assert [(n["name"], n["rack"]) for n in nodes] == [("n1", "r1"), ("n2", "r1"), ("n3", "r2")]
-    assert nodes[0] == {"name": "n1", "rack": "r1", "max_power_w": 2300, "psus": 2, "psus_required": 1, "power_factor": 1.0}
+    assert nodes[0] == {"name": "n1", "rack": "r1", "max_power_w": 2300, "psus": 2, "psus_required": 1, "power_factor": 1.0,
+                        "node_type": "gpu2"}
     # One PDU per rack and feed: 2 racks x 2 feeds.
     assert [p["name"] for p in inputs["layout_input"]["pdus"]] == ["r1-pdu-a", "r1-pdu-b", "r2-pdu-a", "r2-pdu-b"]
     assert inputs["layout_input"]["imbalance_limit"] is None
@@ -169,7 +177,7 @@ def test_small_plan_numbers():
     # As built: r1-pdu-a/cb1 carries n1/1 and n2/1; feed B lost: 2 x 2300 W = 20 A = 156.25 %; PSU n1/2 lost:
     # 2300 + 1150 W = 15 A = 117.2 %. The same on r1-pdu-b/cb1: 4 overloads; r2's breakers hold 10 A at worst.
     assert check["summary"]["violations"] == 4
-    assert plan["summary"] == {"circuits_used": 6, "as_built_violations": 4, "lustre_directories": 1, "nccl_files": ["nccl/gpu2.xml"],
+    assert plan["summary"] == {"circuits_used": 6, "gpu_power_cap_w": None, "warnings": [], "as_built_violations": 4, "lustre_directories": 1, "nccl_files": ["nccl/gpu2.xml"],
                                "hostlists": {"all": "head,n[1-3]", "ungrouped": "", "gpu_nodes": "n[1-3]", "head_nodes": "head"}}
     assert list(plan["files"]) == ["power.json", "power.md", "lustre.json", "lustre.md", "nccl/gpu2.xml", "hostlists.json",
                                    "hostlists.md", "README.md"]
@@ -183,7 +191,8 @@ def test_small_plan_reports():
     _inputs, _layout, _check, plan = _plan()
     files = plan["files"]
     readme = files["README.md"].splitlines()
-    assert readme[7] == ("| [power.md](power.md), [power.json](power.json) | PDU breaker layout: 6 breakers, worst 78.1 % of a limit "
+    assert readme[7] == ("| [power.md](power.md), [power.json](power.json) | Racks at full power: r1 4600 W of 5000 W; r2 2300 W of "
+                         "3000 W. PDU breaker layout: 6 breakers, worst 78.1 % of a limit "
                          "(r1-pdu-a/cb1). The design's as-built plan: 4 violations, worst 156.2 % |")
     assert readme[8:] == ["| [lustre.md](lustre.md), [lustre.json](lustre.json) | `/lus/data`: stripe_plan |",
                           "| [nccl/gpu2.xml](nccl/gpu2.xml) | NCCL_TOPO_FILE for `n[1-3]` (gpu_nodes): 2 GPUs, 1 RDMA ports |",
@@ -291,19 +300,35 @@ def reference():
 
 def test_reference_inputs(reference):
     assert reference["name"] == "h100-64"
-    # 8 nodes x 5600 W = 44800 W of the rack's 60000 W.
-    assert reference["racks"] == [{"name": "r01", "nodes": "compute[01-08]", "count": 8, "max_power_w": 44800, "budget_w": 60000}]
-    # 8 breakers x 2 nodes x 2 PSUs = 32 rows, every PSU once.
-    assert len(reference["as_built"]["assignment"]) == 32
+    # At full power: 8 x 10200 W + 3 x 650 W + 800 W = 84350 W against 60000 W, 24350 W over; (60000 - 2750) / 10200
+    # = 5.6, so 5 nodes fit; cap (60000 - 2750 - 8 x (10200 - 8 x 700)) / 64 = 20450 / 64 = 319.5 -> 319 W.
+    assert reference["power_budget"] == {
+        "choice": "rack_budget", "gpu_power_cap_w": 319, "gpu_power_w": 700, "errors": [], "warnings": [],
+        "fit": [{"name": "r01", "draw_w": 84350, "budget_w": 60000, "fits": False, "over_w": 24350, "max_nodes": 5,
+                 "gpu_power_cap_w": 319}]}
+    # As planned, capped: 8 x (10200 - 8 x (700 - 319)) + 2750 = 8 x 7152 + 2750 = 59966 W of 60000 W.
+    assert reference["racks"] == [{"name": "r01", "nodes": "compute[01-08]", "count": 8,
+                                   "loads": ["leaf1", "leaf2", "spine1", "slurm-head"], "loads_w": 2750, "max_power_w": 59966,
+                                   "budget_w": 60000}]
+    node = reference["layout_input"]["nodes"][0]
+    assert node == {"name": "compute01", "rack": "r01", "max_power_w": 7152, "psus": 6, "psus_required": 3, "power_factor": 0.95,
+                    "psu_rating_w": 3300, "node_type": "hgx-h100"}
+    # 8 breakers x 2 nodes x 3 PSUs = 48 rows, every node PSU once.
+    assert len(reference["as_built"]["assignment"]) == 48
 
 
 def test_reference_plan(reference):
     layout = plan_layout(reference["layout_input"])
     check = check_assignment(reference["as_built"]["input"], reference["as_built"]["assignment"])
     plan = build_plan(reference, layout, check)
-    # 8 breakers x (normal, other feed lost, worst PSU lost) = 24 overloads; the layout uses 9 + 9 breakers.
+    # As built, each 230 V breaker holds 3 PSUs of 2 capped nodes: normally 7152 W = 32.73 A (127.9 % of 25.6 A),
+    # after the other feed's loss 14304 W = 65.47 A (255.7 %): 8 normal + 8 feed-loss + 8 PSU-loss overloads.
     assert plan["summary"]["as_built_violations"] == 24
-    assert plan["summary"]["circuits_used"] == 18
+    assert check["summary"]["worst_utilisation"] == 2.5572
+    # Planned: two node PSUs per 32 A L-N breaker (2 x 2384 W after a feed loss = 21.73 A of 25.6 A), a switch or the
+    # head node PSU beside some of them: all 12 breakers per feed, the busiest 25.38 A (99.1 %).
+    assert plan["summary"]["circuits_used"] == 24
+    assert plan["summary"]["gpu_power_cap_w"] == 319
     assert plan["summary"]["hostlists"]["gpu_nodes"] == "compute[01-08]"
     # datasets: 64 GPUs x 1.5 GB/s = 96 GB/s, ceil(96 / 10) = 10 stripes, clamped to the 8 OSTs.
     lustre = json.loads(plan["files"]["lustre.json"])
@@ -314,8 +339,92 @@ def test_reference_plan(reference):
         "lfs setstripe -E 64M -c 1 -S 1M -E 1G -c 4 -S 1M -E -1 -c 8 -S 4M /mnt/lustre/scratch"]
     assert [(t["gpus"], t["nets"], t["hardware_gpus"], t["hardware_hcas"]) for t in plan["nccl"]] == [(8, 8, 8, 8)]
     readme = plan["files"]["README.md"]
-    assert ("| [power.md](power.md), [power.json](power.json) | PDU breaker layout: 18 breakers, worst 99.7 % of a limit "
-            "(r01-pdu-a/cb01). The design's as-built plan: 24 violations, worst 200.2 %") in readme
+    assert ("| [power.md](power.md), [power.json](power.json) | Racks at full power: r01 84350 W of 60000 W (does not fit). "
+            "GPU power cap 319 W per GPU (gpufleet_power_cap: rack_budget). PDU breaker layout: 24 breakers, worst 99.1 % of a "
+            "limit (r01-pdu-a/cb01). The design's as-built plan: 24 violations, worst 255.7 %") in readme
     power = plan["files"]["power.md"]
+    assert "| r01 | 84350 W | 60000 W | **no** | 24350 W | 5 of 8 | 319 W per GPU |\n" in power
+    assert "**GPU power cap applied: 319 W per GPU.**" in power and "(45.6 % of its 700 W)" in power
+    assert "It is a power limit, not a clock setting" in power
+    # Worst PSU load: after a feed loss 3 PSUs carry the capped 7152 W, 2384 W each, 72.2 % of 3300 W.
+    assert "| hgx-h100 | compute[01-08] | 3 | 2384 W | feed A lost | 3300 W | 72.2 % |\n" in power
     assert "`pdu_check` finds **24 violation(s)**, 24 of them overloads on 8 of\n8 breakers.\n" in power
-    assert "| r01-pdu-a | 38.287 / 31.906 / 31.906 | 6.381 | 0.125 | 76.575 | feed B lost | 100.0 |\n" in power
+    assert "| r01-pdu-a | 45.289 / 46.428 / 44.947 | 1.343 | 0.0192 | 92.856 | feed B lost | 100.0 |\n" in power
+    assert "| r01-pdu-a | cb01 | L1 | 230.94 | compute01/1, compute01/3, slurm-head/1 | 12.69 | 25.379 | feed B lost | 99.1 |\n" in power
+
+
+# ---------------------------------------------------------------- whole-node power (issue 14)
+
+
+def _with_power(**power):
+    inventory = copy.deepcopy(SMALL)
+    inventory["gpufleet_plan_node_types"][0]["power"].update(power)
+    return inventory
+
+
+def test_max_power_below_its_components_is_refused():
+    # 2 GPUs x 700 W + 1 CPU x 350 W + 600 W = 2350 W > 2300 W.
+    bad = _with_power(components={"gpus": {"count": 2, "power_w": 700}, "cpus": {"count": 1, "power_w": 350}, "other_w": 600})
+    with pytest.raises(ClusterPlanError) as err:
+        plan_inputs(bad, GROUPS, HARDWARE)
+    assert str(err.value) == (
+        "gpufleet_plan_node_types[0].power.max_power_w 2300 W is below the sum of its components, 2350 W (2 x 700 W gpus + "
+        "1 x 350 W cpus + other 600 W); max_power_w is the whole node's maximum input power: use the nameplate or the "
+        "vendor's maximum")
+    ok = _with_power(components={"gpus": {"count": 2, "power_w": 700}, "other_w": 900})  # exactly 2300 W: accepted
+    assert plan_inputs(ok, GROUPS, HARDWARE)["power_budget"]["warnings"] == []
+
+
+def test_max_power_equal_to_the_gpus_alone_warns():
+    # The design's mistake in small: 2300 W for 2 GPUs of 1150 W.
+    inputs = plan_inputs(_with_power(components={"gpus": {"count": 2, "power_w": 1150}}), GROUPS, HARDWARE)
+    (warning,) = inputs["power_budget"]["warnings"]
+    assert warning.startswith("node type gpu2: max_power_w 2300 W is its 2 GPUs x 1150 W alone; a whole node also feeds")
+    plan = build_plan(inputs, plan_layout(inputs["layout_input"]),
+                      check_assignment(inputs["as_built"]["input"], inputs["as_built"]["assignment"]))
+    assert plan["summary"]["warnings"] == [warning]
+    assert "**Warning:** %s.\n" % warning in plan["files"]["power.md"]
+    assert "Warning: %s." % warning in plan["files"]["README.md"]
+    # gpufleet_hardware's figures count too when the node type lists no components.
+    hw = {"gpu_nodes": {"gpus": 2, "gpu_tdp_w": 1150, "rdma_hcas": 1}}
+    assert len(plan_inputs(SMALL, GROUPS, hw)["power_budget"]["warnings"]) == 1
+
+
+def test_over_budget_needs_a_way_out_and_the_cap_lowers_the_nodes():
+    # r1: 2 x 2300 W = 4600 W against 4000 W. 2 GPUs of 700 W per node, lowest limit 100 W.
+    inventory = _with_power(components={"gpus": {"count": 2, "power_w": 700}}, gpu_min_power_w=100)
+    inventory["gpufleet_power"]["racks"][0]["budget_w"] = 4000
+    (error,) = plan_inputs(inventory, GROUPS, HARDWARE)["power_budget"]["errors"]
+    # max_nodes floor(4000 / 2300) = 1 -> 2 racks; cap (4000 - 2 x (2300 - 1400)) / 4 = 2200 / 4 = 550 W.
+    assert error.startswith("rack r1 draws up to 4600 W against its budget of 4000 W (600 W over); it holds 1 of its 2 nodes")
+    assert "2 racks of this budget (1 nodes each)" in error and "to 550 W" in error
+    inventory["gpufleet_power_cap"] = "rack_budget"
+    inputs = plan_inputs(inventory, GROUPS, HARDWARE)
+    assert inputs["power_budget"]["errors"] == [] and inputs["power_budget"]["gpu_power_cap_w"] == 550
+    # Every GPU node is capped: 2300 - 2 x (700 - 550) = 2000 W; r1 4000 W of 4000 W, r2 2000 W of 3000 W.
+    assert [n["max_power_w"] for n in inputs["layout_input"]["nodes"]] == [2000, 2000, 2000]
+    assert [r["max_power_w"] for r in inputs["racks"]] == [4000, 2000]
+    # A cap below the GPUs' lowest limit is no way out.
+    inventory["gpufleet_plan_node_types"][0]["power"]["gpu_min_power_w"] = 600
+    (error,) = plan_inputs(inventory, GROUPS, HARDWARE)["power_budget"]["errors"]
+    assert "no GPU power cap (it would fall below the GPUs' lowest settable limit) (chosen, but unavailable)" in error
+    with pytest.raises(ClusterPlanError, match=r"gpufleet_power_cap must be one of none, rack_budget \(or unset\), got 'always'"):
+        plan_inputs(dict(inventory, gpufleet_power_cap="always"), GROUPS, HARDWARE)
+
+
+def test_loads_are_laid_out_with_the_nodes():
+    inventory = copy.deepcopy(SMALL)
+    inventory["gpufleet_plan_power"]["racks"][1]["loads"] = [{"name": "sw1", "max_power_w": 300, "psus": 2, "psus_required": 1}]
+    inputs = plan_inputs(inventory, GROUPS, HARDWARE)
+    assert inputs["racks"][1] == {"name": "r2", "nodes": "n3", "count": 1, "loads": ["sw1"], "loads_w": 300, "max_power_w": 2600,
+                                  "budget_w": 3000}
+    assert inputs["layout_input"]["nodes"][-1] == {"name": "sw1", "max_power_w": 300, "psus": 2, "psus_required": 1, "rack": "r2",
+                                                  "node_type": "load"}
+    layout = plan_layout(inputs["layout_input"])
+    assert sorted(p["psu"] for p in layout["placements"] if p["node"] == "sw1") == [1, 2]
+    # The as-built cabling describes the GPU nodes only.
+    assert "sw1" not in [n["name"] for n in inputs["as_built"]["input"]["nodes"]]
+    with pytest.raises(ClusterPlanError, match=r"racks\[1\]\.loads\[0\]\.name"):
+        bad = copy.deepcopy(inventory)
+        bad["gpufleet_plan_power"]["racks"][1]["loads"][0]["name"] = "sw 1\n"
+        plan_inputs(bad, GROUPS, HARDWARE)

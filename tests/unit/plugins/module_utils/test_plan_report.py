@@ -117,8 +117,9 @@ def test_page_structure(reference):
     assert len(tree.ids) == len(set(tree.ids))  # every id once, so aria-labelledby is unambiguous
     # Every drawing has a text alternative: a <title> first, a <desc>, named by aria-labelledby.
     drawings = svgs(doc)
-    # budget, elevation, legend, 2 PDUs x (breakers + phases) x (layout, as built) = 8, 3 ladders, NCCL, Slurm: 16
-    assert len(drawings) == 16
+    # rack budget, PSU loads, budget bar, elevation, legend, 2 PDUs x (breakers + phases) x (layout, as built) = 8,
+    # 3 ladders, NCCL, Slurm: 18
+    assert len(drawings) == 18
     for root in drawings:
         assert root.get("role") == "img"
         assert [child.tag for child in root][:2] == [SVG_NS + "title", SVG_NS + "desc"]
@@ -137,12 +138,17 @@ def test_self_contained_and_script_free(reference):
 
 def test_summary_numbers(reference):
     text = page_text(reference["html"])
-    # 9 breakers per feed of 12, busiest cb01: 2 x 2800 W / (230.94 V x 0.95) = 25.525 A of 32 x 0.8 = 25.60 A = 99.7 %.
-    assert ("18 of 24 breakers used, all 35 scenarios checked; busiest r01-pdu-a/cb01 reaches 25.525 A of 25.60 A after "
-            "feed B lost, 99.7 % of its limit NEAR LIMIT") in text
-    # The design: 8 breakers x 3 overloading scenarios; cb1 carries 2 whole nodes after a feed loss, 200.2 %.
-    assert "24 violation(s), worst r01-pdu-a/cb1 at 200.2 % of its limit OVER LIMIT" in text
-    assert "r01: 8 nodes (compute[01-08]), 44800 W of 60000 W" in text
+    # 12 breakers per feed of 12, busiest cb01: 2 capped-node PSUs x 2384 W + the head node's 800 W after a feed loss,
+    # 5568 W / (230.94 V x 0.95) = 25.379 A of 32 x 0.8 = 25.60 A = 99.1 %. Scenarios: normal, 2 feeds, 56 PSUs.
+    assert ("24 of 24 breakers used, all 59 scenarios checked; busiest r01-pdu-a/cb01 reaches 25.379 A of 25.60 A after "
+            "feed B lost, 99.1 % of its limit NEAR LIMIT") in text
+    # The design: 8 breakers x 3 overloading scenarios; cb1 carries 2 capped nodes after a feed loss,
+    # 14304 W / (230 V x 0.95) = 65.465 A, 255.7 %.
+    assert "24 violation(s), worst r01-pdu-a/cb1 at 255.7 % of its limit OVER LIMIT" in text
+    # 8 x 7152 W + 2750 W of loads = 59966 W as planned; 84350 W at full power, over the budget.
+    assert "r01: 8 nodes (compute[01-08]), 59966 W of 60000 W" in text
+    assert "racks at full powerr01: 84350 W of 60000 W OVER LIMIT" in text
+    assert "GPU power cap319 W per GPU, a power limit (not a clock): power-bound work runs slower" in text
 
 
 def test_every_breaker_shows_the_numbers_of_power_json(reference):
@@ -156,28 +162,30 @@ def test_every_breaker_shows_the_numbers_of_power_json(reference):
             (worst,) = find(doc, "circuit", name, "worst")
             assert normal.get("data-amps") == num(c["normal_a"]) and worst.get("data-amps") == num(c["worst_a"])
             assert "normal %s A, worst %s A (%s)" % (num(c["normal_a"]), num(c["worst_a"]), c["worst_scenario"]) in doc
-    # Worked by hand: cb01 of the layout 12.762 A normally, 25.525 A after feed B is lost (99.7 % of 25.60 A).
-    assert "normal 12.762 A, worst 25.525 A (feed B lost)" in doc
-    assert "99.7 % of 25.60 A limit: near limit" in doc
-    # The design's cb1: 5600 W / (230 x 0.95) = 25.629 A normally, 11200 W = 51.259 A after feed B is lost.
-    assert "normal 25.629 A, worst 51.259 A (feed B lost)" in doc
-    assert "200.2 % of 25.60 A limit: OVER LIMIT" in doc
+    # Worked by hand: cb01 of the layout (2 PSUs of compute01, one of slurm-head) normally 2 x 1192 + 400 = 2784 W
+    # = 12.69 A, after feed B is lost 2 x 2384 + 800 = 5568 W = 25.379 A (99.1 % of 25.60 A).
+    assert "normal 12.69 A, worst 25.379 A (feed B lost)" in doc
+    assert "99.1 % of 25.60 A limit: near limit" in doc
+    # The design's cb1: 3 PSUs of 2 capped nodes, 7152 W / (230 x 0.95) = 32.732 A normally, 14304 W = 65.465 A after
+    # feed B is lost.
+    assert "normal 32.732 A, worst 65.465 A (feed B lost)" in doc
+    assert "255.7 % of 25.60 A limit: OVER LIMIT" in doc
 
 
 def test_bar_widths_are_proportional(reference):
     doc = reference["html"]
     # Layout charts end at 32 A (the rating; step 2), so 512 / 32 = 16 px per A.
-    assert find(doc, "circuit", "r01-pdu-a/cb01", "normal")[0].get("width") == "204.19"  # 12.762 x 16 = 204.192
-    assert find(doc, "circuit", "r01-pdu-a/cb01", "worst")[0].get("width") == "408.40"  # 25.525 x 16
-    assert find(doc, "circuit", "r01-pdu-a/cb08", "normal")[0].get("width") == "102.10"  # 6.381 x 16 = 102.096
-    # As-built charts end at 52 A (51.259 A rounded up to a step of 4): 512 / 52 = 9.846 px per A.
-    assert find(doc, "circuit", "r01-pdu-a/cb1", "worst")[0].get("width") == "504.70"  # 51.259 x 9.846 = 504.704
-    assert find(doc, "circuit", "r01-pdu-a/cb1", "normal")[0].get("width") == "252.35"  # 25.629 x 9.846 = 252.347
-    # Phases of r01-pdu-a end at 130 A (the 125 A input rounded up to a step of 10): L1 38.287 A x 512 / 130 = 150.79.
+    assert find(doc, "circuit", "r01-pdu-a/cb01", "normal")[0].get("width") == "203.04"  # 12.69 x 16
+    assert find(doc, "circuit", "r01-pdu-a/cb01", "worst")[0].get("width") == "406.06"  # 25.379 x 16 = 406.064
+    assert find(doc, "circuit", "r01-pdu-a/cb08", "normal")[0].get("width") == "173.86"  # 10.866 x 16 = 173.856
+    # As-built charts end at 70 A (65.465 A rounded up to a step of 5): 512 / 70 = 7.314 px per A.
+    assert find(doc, "circuit", "r01-pdu-a/cb1", "worst")[0].get("width") == "478.83"  # 65.465 x 7.314 = 478.83
+    assert find(doc, "circuit", "r01-pdu-a/cb1", "normal")[0].get("width") == "239.41"  # 32.732 x 7.314 = 239.41
+    # Phases of r01-pdu-a end at 130 A (the 125 A input rounded up to a step of 10): L1 45.289 A x 512 / 130 = 178.37.
     phases = [r for r in svgs(doc) if "fig-phases" in r.get("class")][0]
     lines = {e.get("data-line"): e.get("width") for e in phases.iter(SVG_NS + "rect")}
-    # L2/L3 31.906 A -> 125.66, neutral 6.381 A -> 25.13, worst line 76.575 A after feed B lost -> 301.59.
-    assert lines == {"L1": "150.79", "L2": "125.66", "L3": "125.66", "N": "25.13", "worst line": "301.59"}
+    # L2 46.428 A -> 182.85, L3 44.947 A -> 177.02, neutral 1.343 A -> 5.29, worst line 92.856 A after feed B lost -> 365.71.
+    assert lines == {"L1": "178.37", "L2": "182.85", "L3": "177.02", "N": "5.29", "worst line": "365.71"}
     # The input's continuous limit, 125 A x 0.8 = 100 A, is a dashed line at 100 + 512 x 100 / 130 = 493.85, its
     # rating a solid one at 100 + 512 x 125 / 130 = 592.31.
     assert [(e.get("x1"), e.get("class")) for e in phases.iter(SVG_NS + "line") if e.get("class") in ("limit", "rating")] == [
@@ -199,11 +207,11 @@ def test_every_bar_is_amps_times_scale(reference):
 
 def test_status_words_and_colours(reference):
     doc = reference["html"]
-    assert find(doc, "circuit", "r01-pdu-a/cb01", "worst")[0].get("class") == "bar worst warn"  # 99.7 %
-    assert find(doc, "circuit", "r01-pdu-a/cb08", "worst")[0].get("class") == "bar worst ok"  # 49.9 %
-    assert find(doc, "circuit", "r01-pdu-a/cb1", "worst")[0].get("class") == "bar worst over"  # 200.2 %
-    assert find(doc, "circuit", "r01-pdu-a/cb1", "normal")[0].get("class") == "bar normal over"  # 100.1 % before any failure
-    assert "imbalance <strong>12.5 %</strong> of 20.0 % allowed, neutral 6.381 A" in doc
+    assert find(doc, "circuit", "r01-pdu-a/cb01", "worst")[0].get("class") == "bar worst warn"  # 99.1 %
+    assert find(doc, "circuit", "r01-pdu-a/cb08", "worst")[0].get("class") == "bar worst ok"  # 84.9 %
+    assert find(doc, "circuit", "r01-pdu-a/cb1", "worst")[0].get("class") == "bar worst over"  # 255.7 %
+    assert find(doc, "circuit", "r01-pdu-a/cb1", "normal")[0].get("class") == "bar normal over"  # 127.9 % before any failure
+    assert "imbalance <strong>1.9 %</strong> of 20.0 % allowed, neutral 1.343 A" in doc
     assert (status(0.8999), status(0.9), status(1.0), status(1.0001), status(None)) == ("ok", "warn", "warn", "over", "info")
 
 
@@ -212,13 +220,13 @@ def test_rack_elevation(reference):
     rack = [r for r in svgs(doc) if "fig-rack" in r.get("class")][0]
     words = [t.text for t in rack.iter(SVG_NS + "text")]
     assert [w for w in words if w.startswith("compute")] == ["compute%02d" % i for i in range(1, 9)]
-    # compute01's 4 PSUs as pdu_layout placed them: 1 and 3 on feed A, 2 and 4 on feed B.
+    # compute01's 6 PSUs as pdu_layout placed them: 1, 3 and 5 on feed A, 2, 4 and 6 on feed B.
     placed = {(p["psu"], p["pdu"][-1].upper(), p["circuit"]) for p in reference["power"]["layout"]["result"]["placements"]
               if p["node"] == "compute01"}
     tips = [t.text for r in rack.iter(SVG_NS + "rect") for t in r.iter(SVG_NS + "title") if t.text.startswith("compute01 PSU")]
     assert sorted(tips) == sorted("compute01 PSU %d on r01-pdu-%s/%s" % (psu, feed.lower(), cb) for psu, feed, cb in placed)
-    assert "cb01 L1 2 PSU, 99.7 %" in words and "cb10 L1 free" in words
-    assert "44800 W of 60000 W budget (74.7 %)" in doc
+    assert "cb01 L1 3 PSU, 99.1 %" in words and "cb10 L1 2 PSU, 84.9 %" in words
+    assert "59966 W of 60000 W budget (99.9 %)" in doc
 
 
 def test_lustre_ladders(reference):
@@ -398,3 +406,24 @@ def test_random_plans_give_well_formed_pages(power):
     for c in power["layout"]["result"]["circuits"]:
         if c["used"]:
             assert "normal %s A, worst %s A (%s)" % (num(c["normal_a"]), num(c["worst_a"]), esc(c["worst_scenario"])) in doc
+
+
+def test_budget_section(reference):
+    """Rack draw against budget at full power and as planned, the cap and its cost, the PSU loads against the rating."""
+    doc = reference["html"]
+    bars = {e.get("data-draw"): e for e in find(doc, "rack", "r01")}
+    # 84350 W at full power, 59966 W as planned; the axis ends at 90000 W (84350 rounded up to a step of 10000):
+    # 512 x 84350 / 90000 = 479.86 px, 512 x 59966 / 90000 = 341.14 px.
+    assert (bars["full"].get("data-watts"), bars["full"].get("width"), bars["full"].get("class")) == ("84350", "479.86", "bar worst over")
+    assert (bars["planned"].get("data-watts"), bars["planned"].get("width"), bars["planned"].get("class")) == (
+        "59966", "341.14", "bar worst warn")
+    assert "at full power: 84350 W, 140.6 % of the budget: OVER BUDGET" in doc
+    assert "as planned: 59966 W, 99.9 % of the budget: fits, near the budget" in doc
+    assert '<p class="cap" data-cap="319"><strong>GPU power cap: 319 W per GPU</strong>' in doc
+    assert "every GPU is limited to 319 W (45.6 % of its 700 W)" in doc and "It is a power limit, not a clock setting" in doc
+    # PSU loads: 3 PSUs left carry 7152 W after a feed loss, 2384 W each, 72.2 % of 3300 W.
+    (hgx,) = find(doc, "psu", "hgx-h100")
+    assert (hgx.get("data-watts"), hgx.get("data-rating"), hgx.get("class")) == ("2384", "3300", "bar worst ok")
+    assert "2384 W per PSU after feed A lost, 72.2 % of its 3300 W rating" in doc
+    (head,) = find(doc, "psu", "slurm-head")
+    assert head.get("class") == "bar worst warn"  # one 800 W PSU carries the 800 W head node: 100 %
