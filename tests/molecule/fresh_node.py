@@ -67,7 +67,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=(
             if state in ("running", "degraded"):
                 break
             time.sleep(1)
-        return _playbook(["-i", _inventory_dir(), "-i", str(inventory), "--check", "--limit", ",".join([name, *also])], play,
-                           tmp_path)
+        limit = ",".join([name, *also])
+        return _playbook(["-i", _inventory_dir(), "-i", str(inventory), "--check", "--limit", limit], play, tmp_path)
     finally:
         subprocess.run(["podman", "rm", "-f", "-t", "2", name], capture_output=True, check=False, timeout=120)
