@@ -61,7 +61,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=(
                *[arg for device in devices for arg in ("--device", device)], IMAGE, "/lib/systemd/systemd"]
     subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)
     try:
-        for _ in range(60):  # systemd up far enough for systemctl, as molecule's create waits for
+        for _attempt in range(60):  # systemd up far enough for systemctl, as molecule's create waits for
             state = subprocess.run(["podman", "exec", name, "systemctl", "is-system-running"], capture_output=True,
                                    text=True, check=False).stdout.strip()
             if state in ("running", "degraded"):
