@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Tests that kill mutants `make mutation MODULES=hostlist` found alive (docs/testing.md)."""
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
+    HostlistError,
+    sort_hosts,
+)
+
+
+@pytest.mark.parametrize("bad, said", [
+    ("gpu01", None),  # not refused: a control for the cases below
+    (42, "sort_hosts needs a list of host names, got int 42"),
+    ([], "sort_hosts got an empty list of host names; give at least one name"),
+    (["gpu01", 7], "sort_hosts: item 1 is int 7, not a host name string; quote it, e.g. '7'"),
+])
+def test_sort_hosts_refusals_name_sort_hosts(bad, said):
+    if said is None:
+        assert sort_hosts(bad) == ["gpu01"]
+        return
+    with pytest.raises(HostlistError) as err:
+        sort_hosts(bad)
+    assert str(err.value) == said
+
+
+def test_a_list_may_expand_to_exactly_max_hosts():
+    # 50000 + 50000 names is the limit itself (MAX_HOSTS = 100000): accepted; one more name is refused.
+    names = sort_hosts(["n[1-50000]", "m[1-50000]"])
+    assert len(names) == 100000
+    assert names[0] == "m1" and names[-1] == "n50000"
+
+
+def test_a_list_over_max_hosts_is_refused_naming_the_item():
+    with pytest.raises(HostlistError) as err:
+        sort_hosts(["n[1-50000]", "m[1-50000]", "x"])
+    assert str(err.value) == (
+        "sort_hosts: the 3 items expand to more than 100000 host names (limit reached at item 2, 'x'); "
+        "split the list")
