@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 """`make mutation`: mutmut 3 over the engineering core in plugins/module_utils, one module at a time.
 
 The tests import the code as ``ansible_collections.gpufleet.cluster.plugins.module_utils.X`` and mutmut
@@ -98,7 +102,8 @@ def main(argv):
         print("== mutation: %s against %d test file(s): %s" % (module, len(tests), " ".join(
             t.split("tests/unit/", 1)[1] for t in tests)), flush=True)
         with open(work / "mutmut.log", "w", encoding="utf-8") as log:
-            rc = subprocess.call(["nice", "-n", "19", str(Path(sys.executable).parent / "mutmut"), "run", "--max-children", jobs],
+            mutmut = str(Path(sys.executable).parent / "mutmut")
+            rc = subprocess.call(["nice", "-n", "19", mutmut, "run", "--max-children", jobs],
                                  cwd=work, stdout=log, stderr=subprocess.STDOUT)
         if rc:
             failed.append(module)

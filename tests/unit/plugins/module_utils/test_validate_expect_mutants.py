@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Tests that kill mutants `make mutation MODULES=validate_expect` found alive (docs/testing.md).
+
+validate.yml's report prints every field of an expectation and its refusals verbatim, so whole results and
+whole messages are compared here, worked by hand from docs/validate.md's rules.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import (
+    ExpectationError,
+    expect,
+    expect_filesystem,
+    expect_lustre,
+    expect_rdma,
+    na,
+)
+
+LUSTRE = {"osts": 16, "oss": 4, "mountpoint": "/lustre"}
+PLAN = {"ost_bw_gbs": 5}
+
+
+def test_not_applicable_has_every_field():
+    assert na("lustre", "Lustre servers") == {
+        "kind": "lustre", "applicable": False, "reason": "not applicable: no Lustre servers", "value": None,
+        "unit": None, "compare": None, "derivation": "not applicable: no Lustre servers", "inputs": {}}
+    assert na("gpu", "gpu_tuning profile", {"model": "X"})["inputs"] == {"model": "X"}
+
+
+def test_filesystem_floor_given_with_its_path():
+    assert expect_filesystem(2, "/scratch") == {
+        "kind": "filesystem", "applicable": True, "value": 2.0, "unit": "GB/s", "compare": ">=",
+        "derivation": "read from /scratch at least 2 GB/s (min_gbs, set for the lab's local disk)",
+        "inputs": {"path": "/scratch"}}
+
+
+def test_filesystem_floor_without_a_path():
+    result = expect("filesystem", {}, min_gbs=0.5)
+    assert result["derivation"] == "read from the local mount at least 0.5 GB/s (min_gbs, set for the lab's local disk)"
+    assert result["inputs"] == {"path": None}
+    assert result["value"] == 0.5
+
+
+@pytest.mark.parametrize("bad, shown", [(0, "0"), (-1, "-1"), ("2", "'2'"), (True, "True"), (None, "None")])
+def test_filesystem_floor_refusals(bad, shown):
+    with pytest.raises(ExpectationError) as err:
+        expect_filesystem(bad)
+    assert str(err.value) == "min_gbs is %s, expected the floor in GB/s (a number > 0)" % shown
+
+
+def test_lustre_floor_is_80_percent_of_the_osts():
+    # 16 OSTs x 5 GB/s = 80 GB/s; 80 % of it = 64 GB/s.
+    hardware = {"gpufleet_hardware": {"lustre_servers": True}, "gpufleet_lustre": LUSTRE, "gpufleet_plan_lustre": PLAN}
+    result = expect_lustre(hardware)
+    assert result["value"] == pytest.approx(64.0)
+    assert {k: v for k, v in result.items() if k != "value"} == {
+        "kind": "lustre", "applicable": True, "unit": "GB/s", "compare": ">=",
+        "derivation": "80 % of 16 OSTs on 4 OSS x 5 GB/s (gpufleet_plan_lustre.ost_bw_gbs) = 0.8 x 80 = 64 GB/s "
+                      "aggregate read",
+        "inputs": {"osts": 16.0, "oss": 4, "ost_bw_gbs": 5.0, "fraction": 0.8, "mountpoint": "/lustre"}}
+
+
+def test_lustre_without_oss_count_or_node_description():
+    # No gpufleet_hardware at all: the node description is optional; no oss: the derivation names none.
+    hardware = {"gpufleet_lustre": {"osts": 2}, "gpufleet_plan_lustre": {"ost_bw_gbs": 10}}
+    result = expect_lustre(hardware, fraction=0.5)
+    assert result["applicable"] is True
+    assert result["value"] == 10.0
+    assert result["derivation"] == ("50 % of 2 OSTs x 10 GB/s (gpufleet_plan_lustre.ost_bw_gbs) = 0.5 x 20 = 10 GB/s "
+                                    "aggregate read")
+
+
+def test_lustre_not_applicable_without_servers_or_file_system():
+    servers = {"gpufleet_hardware": {"lustre_servers": False}, "gpufleet_lustre": LUSTRE}
+    assert expect_lustre(servers) == na("lustre", "Lustre servers (gpufleet_hardware.lustre_servers is false)")
+    assert expect_lustre(servers)["kind"] == "lustre"
+    assert expect_lustre({})["reason"] == "not applicable: no Lustre file system (gpufleet_lustre is not set)"
+
+
+@pytest.mark.parametrize("lustre, plan, fraction, said", [
+    (LUSTRE, PLAN, 0, "fraction is 0, expected a fraction in (0, 1], e.g. 0.9"),
+    ({"osts": 0}, PLAN, 0.8, "gpufleet_lustre.osts is 0, expected a number > 0"),
+    (LUSTRE, {"ost_bw_gbs": "fast"}, 0.8, "gpufleet_plan_lustre.ost_bw_gbs is 'fast', expected a number > 0"),
+])
+def test_lustre_refusals_name_the_variable(lustre, plan, fraction, said):
+    hardware = {"gpufleet_lustre": lustre, "gpufleet_plan_lustre": plan}
+    with pytest.raises(ExpectationError) as err:
+        expect_lustre(hardware, fraction=fraction)
+    assert str(err.value) == said
+
+
+@pytest.mark.parametrize("rdma_info, kind", [("mlx5_0", "str"), (7, "int"), ({"ports": "mlx5_0"}, "dict")])
+def test_rdma_info_that_is_not_a_port_list_is_refused(rdma_info, kind):
+    hardware = {"gpufleet_fabric": {"kind": "roce", "rate_gbps": 400}}
+    with pytest.raises(ExpectationError) as err:
+        expect_rdma(hardware, rdma_info=rdma_info)
+    assert str(err.value) == "rdma_info must be the rdma_info module's result or its ports list, got %s" % kind
