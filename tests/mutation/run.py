@@ -19,8 +19,10 @@ Tests per module: every unit test file that imports the module (grep); mutmut th
 mutant, only the tests that called the mutated function (its trampoline records the calls).
 
     python tests/mutation/run.py [MODULE ...]     default: all of CORE
+    python tests/mutation/run.py --recheck MODULE  rerun only the last run's survivors (after adding tests)
     python tests/mutation/scores.py               per-module killed/total/score
 """
+import json
 import os
 import re
 import shutil
@@ -57,12 +59,17 @@ def copytree(src, dst):
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
 
 
-def stage(module):
+def stage(module, recheck=False):
+    """A fresh tree (cached mutants of an older checkout would be reported as current); with recheck, only
+    the tests and the configuration are refreshed and the mutants and their results are kept."""
     work = OUT / module
     tests = tests_for(module)
     if not tests:
         sys.exit("no unit test imports plugins/module_utils/%s.py" % module)
-    # A fresh tree every run: cached mutants of an older checkout would be reported as current.
+    if recheck:
+        copytree(ROOT / "tests", work / PKG / "tests")
+        write_config(work, module, tests)
+        return work, tests
     shutil.rmtree(work, ignore_errors=True)
     copytree(ROOT / "plugins", work / PKG / "plugins")
     copytree(ROOT / "tests", work / PKG / "tests")
@@ -73,6 +80,11 @@ def stage(module):
     for entry in ROOT.iterdir():
         if entry.name not in SKIP_TOP:
             (mutated / entry.name).symlink_to(entry)
+    write_config(work, module, tests)
+    return work, tests
+
+
+def write_config(work, module, tests):
     lines = lambda items: "".join("\n    %s" % i for i in items)  # noqa: E731
     (work / "setup.cfg").write_text(
         "[mutmut]\n"
@@ -87,10 +99,39 @@ def stage(module):
         + "\n[tool:pytest]\n"
         "addopts = --strict-markers\n",
         encoding="utf-8")
-    return work, tests
+
+
+def survivors(module):
+    """Names of the mutants no test killed in the last run of the module."""
+    sys.path.insert(0, str(ROOT / "tests" / "mutation"))
+    import scores
+    codes = scores.load(module) or {}
+    return sorted(k for k, v in codes.items() if v in scores.SURVIVED | scores.NO_TESTS)
+
+
+def meta_path(work, module):
+    return work / "mutants" / PKG / "plugins" / "module_utils" / (module + ".py.meta")
+
+
+def meta_codes(work, module):
+    path = meta_path(work, module)
+    return json.loads(path.read_text(encoding="utf-8"))["exit_code_by_key"] if path.is_file() else {}
+
+
+def keep_earlier_results(work, module, before):
+    """mutmut run NAME... marks every mutant it was not given as not checked: put back their earlier results."""
+    path = meta_path(work, module)
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    codes = meta["exit_code_by_key"]
+    for key, code in before.items():
+        if codes.get(key) is None and code is not None:
+            codes[key] = code
+    path.write_text(json.dumps(meta), encoding="utf-8")
 
 
 def main(argv):
+    recheck = "--recheck" in argv
+    argv = [a for a in argv if a != "--recheck"]
     modules = argv or CORE
     unknown = [m for m in modules if not (ROOT / "plugins" / "module_utils" / (m + ".py")).is_file()]
     if unknown:
@@ -98,13 +139,20 @@ def main(argv):
     jobs = os.environ.get("MUTATION_JOBS", "2")
     failed = []
     for module in modules:
-        work, tests = stage(module)
+        work, tests = stage(module, recheck)
+        names = survivors(module) if recheck else []
+        before = meta_codes(work, module)
+        if recheck and not names:
+            print("== mutation: %s has no survivor to recheck" % module)
+            continue
         print("== mutation: %s against %d test file(s): %s" % (module, len(tests), " ".join(
             t.split("tests/unit/", 1)[1] for t in tests)), flush=True)
-        with open(work / "mutmut.log", "w", encoding="utf-8") as log:
+        with open(work / ("mutmut-recheck.log" if recheck else "mutmut.log"), "w", encoding="utf-8") as log:
             mutmut = str(Path(sys.executable).parent / "mutmut")
-            rc = subprocess.call(["nice", "-n", "19", mutmut, "run", "--max-children", jobs],
+            rc = subprocess.call(["nice", "-n", "19", mutmut, "run", "--max-children", jobs] + names,
                                  cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        if recheck:
+            keep_earlier_results(work, module, before)
         if rc:
             failed.append(module)
             print("   mutmut exited %d, see %s" % (rc, work / "mutmut.log"), flush=True)

@@ -99,3 +99,75 @@ def test_rdma_info_that_is_not_a_port_list_is_refused(rdma_info, kind):
     with pytest.raises(ExpectationError) as err:
         expect_rdma(hardware, rdma_info=rdma_info)
     assert str(err.value) == "rdma_info must be the rdma_info module's result or its ports list, got %s" % kind
+
+
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def test_gpu_profile_with_power_and_clocks():
+    hardware = {"gpufleet_hardware": {"gpus": 8},
+                "gpu_tuning_profiles": {H100: {"power_limit_w": 700, "application_clocks": [2619, 1980]}}}
+    source = "gpu_tuning_profiles['NVIDIA H100 80GB HBM3']"
+    assert expect("gpu", hardware, model=H100) == {
+        "kind": "gpu", "applicable": True, "value": 700, "unit": "W", "compare": "==",
+        "derivation": "power limit 700 W, application clocks memory 2619 / graphics 1980 MHz from " + source,
+        "power_limit_w": 700, "application_clocks_mhz": {"memory": 2619, "graphics": 1980}, "locked_clocks": None,
+        "inputs": {"model": H100, "source": source}}
+
+
+def test_gpu_profile_with_overrides_and_default_clocks():
+    # No gpufleet_hardware: optional. The override's "600" (a string from YAML) is 600 W.
+    hardware = {"gpu_tuning_profiles": {"M": {"power_limit_w": "default", "application_clocks": "default",
+                                              "locked_clocks": [1980, 1980]}},
+                "gpu_tuning_profile_overrides": {"M": {"power_limit_w": "600"}}}
+    result = expect("gpu", hardware, model="M")
+    assert result["value"] == 600.0 and result["power_limit_w"] == 600.0
+    assert result["derivation"] == ("power limit 600 W, application clocks = the defaults from "
+                                    "gpu_tuning_profiles['M'] + overrides")
+    assert result["application_clocks_mhz"] == "default"
+    assert result["locked_clocks"] == [1980, 1980]
+    assert result["inputs"] == {"model": "M", "source": "gpu_tuning_profiles['M'] + overrides"}
+
+
+def test_gpu_node_profile_default_power_only():
+    result = expect("gpu", {"gpu_tuning_node_profile": {"power_limit_w": "default"}})
+    assert result["derivation"] == "power limit = the board's default from gpu_tuning_node_profile"
+    assert result["value"] == "default"
+    assert result["application_clocks_mhz"] is None
+    assert result["inputs"] == {"model": None, "source": "gpu_tuning_node_profile"}
+
+
+def test_gpu_node_profile_that_sets_neither():
+    result = expect("gpu", {"gpu_tuning_node_profile": {"locked_clocks": [1410, 1410]}})
+    assert result["derivation"] == "nothing set from gpu_tuning_node_profile"
+    assert result["value"] is None and result["applicable"] is True
+
+
+def test_gpu_not_applicable_cases():
+    assert expect("gpu", {"gpufleet_hardware": {"gpus": 0}}) == na("gpu", "GPUs (gpufleet_hardware.gpus is 0)")
+    assert expect("gpu", {"gpufleet_hardware": {"gpus": 0}})["kind"] == "gpu"
+    assert expect("gpu", {}, model="M") == {
+        "kind": "gpu", "applicable": False, "reason": "not applicable: no gpu_tuning profile for 'M' (only persistence "
+        "mode is set)", "value": None, "unit": None, "compare": None,
+        "derivation": "not applicable: no gpu_tuning profile for 'M' (only persistence mode is set)",
+        "inputs": {"model": "M"}}
+
+
+@pytest.mark.parametrize("profile, said", [
+    ({"power_limit_w": "lots"}, "gpu_tuning_node_profile.power_limit_w is 'lots', expected watts or default"),
+    ({"application_clocks": [1]},
+     "gpu_tuning_node_profile.application_clocks is [1], expected [memory_mhz, graphics_mhz]"),
+    ({"application_clocks": "max"},
+     "gpu_tuning_node_profile.application_clocks is 'max', expected [memory_mhz, graphics_mhz] or default"),
+])
+def test_gpu_refusals_name_the_variable(profile, said):
+    with pytest.raises(ExpectationError) as err:
+        expect("gpu", {"gpu_tuning_node_profile": profile})
+    assert str(err.value) == said
+
+
+def test_gpu_needs_a_model_without_a_node_profile():
+    with pytest.raises(ExpectationError) as err:
+        expect("gpu", {})
+    assert str(err.value) == ("model is required unless gpu_tuning_node_profile is set (the GPU name as nvidia-smi "
+                              "prints it, e.g. 'NVIDIA H100 80GB HBM3')")
