@@ -9,6 +9,8 @@ import pytest
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
     HostlistError,
+    compress_hostlist,
+    expand_hostlist,
     sort_hosts,
 )
 
@@ -41,3 +43,22 @@ def test_a_list_over_max_hosts_is_refused_naming_the_item():
     assert str(err.value) == (
         "sort_hosts: the 3 items expand to more than 100000 host names (limit reached at item 2, 'x'); "
         "split the list")
+
+
+@pytest.mark.parametrize("expr, said", [
+    ("gpu[]", "hostlist 'gpu[]': name 'gpu[]' has an empty bracket '[]'; put a number or range in it, e.g. '[1-4]'"),
+    ("gpu[1-x]", "hostlist 'gpu[1-x]': '1-x' in name 'gpu[1-x]' is not a number or a low-high range of decimal "
+                 "digits; write e.g. '7' or '01-16'"),
+    ("n[1-100001]", "hostlist 'n[1-100001]' expands to 100001 host names, more than the limit of 100000; split it "
+                    "into smaller lists or check the ranges for a typo"),
+])
+def test_expression_refusals_whole_message(expr, said):
+    with pytest.raises(HostlistError) as err:
+        expand_hostlist(expr)
+    assert str(err.value) == said
+
+
+def test_compress_refusals_name_compress_hostlist():
+    with pytest.raises(HostlistError) as err:
+        compress_hostlist(["gpu01", None])
+    assert str(err.value) == "compress_hostlist: item 1 is NoneType None, not a host name string; quote it, e.g. 'None'"
