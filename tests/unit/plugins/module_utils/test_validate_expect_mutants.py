@@ -171,3 +171,134 @@ def test_gpu_needs_a_model_without_a_node_profile():
         expect("gpu", {})
     assert str(err.value) == ("model is required unless gpu_tuning_node_profile is set (the GPU name as nvidia-smi "
                               "prints it, e.g. 'NVIDIA H100 80GB HBM3')")
+
+
+# ---------------------------------------------------------------- rdma and nccl, whole results
+FABRIC_IB = {"kind": "infiniband", "rate_gbps": 400}
+NODE = {"gpus": 8, "gpu_model": "H100 SXM", "rdma_hcas": 8}
+
+
+def test_rdma_floor_from_the_fabric_rate():
+    # 90 % of 400 Gb/s = 360 Gb/s = 45 GB/s.
+    result = expect_rdma({"gpufleet_fabric": {"kind": "roce", "rate_gbps": "400"}})
+    assert result["value"] == pytest.approx(360.0)
+    assert {k: v for k, v in result.items() if k != "value"} == {
+        "kind": "rdma", "applicable": True, "unit": "Gb/s", "compare": ">=",
+        "derivation": "90 % of 400 Gb/s (gpufleet_fabric.rate_gbps) = 360 Gb/s = 45 GB/s",
+        "inputs": {"rate_gbps": 400.0, "source": "gpufleet_fabric.rate_gbps", "fraction": 0.9, "bidirectional": False}}
+
+
+def test_rdma_floor_bidirectional_from_the_slowest_active_port():
+    ports = [{"state": "ACTIVE", "rate_gbps": 200, "device": "mlx5_1", "rate_detail": "4X HDR"},
+             {"state": "ACTIVE", "rate_gbps": 400, "device": "mlx5_0"}]
+    result = expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info={"ports": ports}, bidirectional=True)
+    # 90 % of 200 Gb/s x 2 = 360 Gb/s.
+    assert result["value"] == pytest.approx(360.0)
+    assert result["derivation"] == ("90 % of 200 Gb/s (rdma_info port mlx5_1 (4X HDR)) x 2 directions (bidirectional "
+                                    "test) = 360 Gb/s = 45 GB/s")
+    assert result["inputs"] == {"rate_gbps": 200.0, "source": "rdma_info port mlx5_1 (4X HDR)", "fraction": 0.9,
+                                "bidirectional": True}
+    one = expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports, device="mlx5_0", fraction=0.5)
+    assert one["value"] == 200.0
+    assert one["derivation"] == "50 % of 400 Gb/s (rdma_info port mlx5_0) = 200 Gb/s = 25 GB/s"
+
+
+def test_rdma_latency_ceiling_whole_result():
+    assert expect("rdma_lat", {"gpufleet_fabric": {"kind": "infiniband"}}) == {
+        "kind": "rdma_lat", "applicable": True, "value": 3.0, "unit": "usec", "compare": "<=",
+        "derivation": "ib_write_lat t_typical (2 bytes, one-way = half the round trip) at most 3 usec on infiniband "
+                      "(gpufleet_fabric.kind)",
+        "inputs": {"fabric_kind": "infiniband"}}
+
+
+def test_rdma_not_applicable_without_hcas_keeps_its_kind():
+    hardware = {"gpufleet_hardware": {"rdma_hcas": 0}, "gpufleet_fabric": FABRIC_IB}
+    assert expect("rdma", hardware) == na("rdma", "RDMA HCAs (gpufleet_hardware.rdma_hcas is 0)")
+    assert expect("rdma", hardware)["kind"] == "rdma"
+    assert expect("rdma_lat", hardware)["kind"] == "rdma_lat"
+
+
+@pytest.mark.parametrize("hardware, options, said", [
+    ({}, {}, "gpufleet_fabric is None, expected a dict (see docs/inventory.md); pass it in hardware="),
+    ({"gpufleet_fabric": {"kind": "ethernet"}}, {}, "gpufleet_fabric.kind is 'ethernet', expected infiniband or roce"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"metric": "bandwidth"}, "metric is 'bandwidth', expected bw or lat"),
+    ({"gpufleet_fabric": {"kind": "roce"}}, {}, "gpufleet_fabric.rate_gbps is None, expected a number > 0"),
+    ({"gpufleet_fabric": {"kind": "roce", "rate_gbps": 0}}, {}, "gpufleet_fabric.rate_gbps is 0, expected a number > 0"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 0}, "fraction is 0, expected a fraction in (0, 1], e.g. 0.9"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 1.5}, "fraction is 1.5, expected a fraction in (0, 1], e.g. 0.9"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": "0.9"}, "fraction is '0.9', expected a fraction in (0, 1], e.g. 0.9"),
+])
+def test_rdma_refusals_whole_message(hardware, options, said):
+    with pytest.raises(ExpectationError) as err:
+        expect_rdma(hardware, **options)
+    assert str(err.value) == said
+
+
+def test_rdma_edge_values_accepted():
+    assert expect_rdma({"gpufleet_fabric": {"kind": "roce", "rate_gbps": 1}})["value"] == pytest.approx(0.9)
+    assert expect_rdma({"gpufleet_fabric": FABRIC_IB}, fraction=1)["value"] == 400.0
+
+
+def test_nccl_one_node_is_bound_by_nvlink():
+    # H100 SXM: 450 GB/s per GPU unidirectional; 75 % = 337.5 GB/s.
+    result = expect("nccl", {"gpufleet_hardware": NODE, "gpufleet_fabric": FABRIC_IB}, nodes=1)
+    assert result == {
+        "kind": "nccl", "applicable": True, "value": 337.5, "unit": "GB/s", "compare": ">=",
+        "derivation": "NVLink bound 450 GB/s per GPU (H100 SXM, unidirectional); busbw at the largest size >= 75 % of "
+                      "min = 0.75 x 450 = 337.5 GB/s (1 node x 8 GPUs)",
+        "inputs": {"nodes": 1, "gpus_per_node": 8, "nvlink_gbs": 450.0, "fraction": 0.75, "bound_gbs": 450.0}}
+
+
+def test_nccl_two_nodes_are_bound_by_the_network():
+    # 8 HCAs x 400 Gb/s / 8 = 400 GB/s per node < 450 NVLink; 75 % of 400 = 300 GB/s.
+    result = expect("nccl", {"gpufleet_hardware": NODE, "gpufleet_fabric": FABRIC_IB}, nodes=2)
+    assert result == {
+        "kind": "nccl", "applicable": True, "value": 300.0, "unit": "GB/s", "compare": ">=",
+        "derivation": "NVLink bound 450 GB/s per GPU (H100 SXM, unidirectional); network bound 8 HCAs x 400 Gb/s / 8 = "
+                      "400 GB/s per node (a ring crosses each node boundary over all HCAs at once); busbw at the "
+                      "largest size >= 75 % of min = 0.75 x 400 = 300 GB/s (2 nodes x 8 GPUs)",
+        "inputs": {"nodes": 2, "gpus_per_node": 8, "nvlink_gbs": 450.0, "fraction": 0.75, "hcas": 8,
+                   "rate_gbps": 400.0, "network_gbs": 400.0, "bound_gbs": 400.0}}
+
+
+def test_nccl_network_bound_uses_the_measured_port_rate():
+    # The ports run at 200 Gb/s: 8 x 200 / 8 = 200 GB/s per node; 75 % = 150 GB/s.
+    ports = [{"state": "ACTIVE", "rate_gbps": 200, "device": "mlx5_0"}]
+    result = expect("nccl", {"gpufleet_hardware": NODE, "gpufleet_fabric": FABRIC_IB}, nodes=2, rdma_info=ports)
+    assert result["value"] == 150.0
+    assert result["inputs"]["rate_gbps"] == 200.0 and result["inputs"]["network_gbs"] == 200.0
+
+
+def test_nccl_single_gpu_node_and_given_nvlink_without_model():
+    result = expect("nccl", {"gpufleet_hardware": {"gpus": 1}}, nodes=1, nvlink=300, fraction=0.5)
+    assert result["value"] == 150.0
+    assert result["derivation"] == ("NVLink bound 300 GB/s per GPU (nvlink_gbs, unidirectional); busbw at the largest "
+                                    "size >= 50 % of min = 0.5 x 300 = 150 GB/s (1 node x 1 GPUs)")
+
+
+def test_nccl_not_applicable_cases():
+    no_gpus = {"gpufleet_hardware": {"gpus": 0}}
+    assert expect("nccl", no_gpus, nodes=1) == na("nccl", "GPUs (gpufleet_hardware.gpus is 0)")
+    assert expect("nccl", no_gpus, nodes=1)["kind"] == "nccl"
+    no_hcas = {"gpufleet_hardware": dict(NODE, rdma_hcas=0), "gpufleet_fabric": FABRIC_IB}
+    result = expect("nccl", no_hcas, nodes=2)
+    assert result == na("nccl", "RDMA HCAs for a 2-node run (gpufleet_hardware.rdma_hcas is 0)")
+    assert result["kind"] == "nccl"
+    assert result["reason"] == "not applicable: no RDMA HCAs for a 2-node run (gpufleet_hardware.rdma_hcas is 0)"
+
+
+@pytest.mark.parametrize("node, options, said", [
+    (NODE, {"nodes": "2"}, "nodes is '2', expected the number of nodes in the run (an integer >= 1)"),
+    (NODE, {"nodes": 1, "fraction": 2}, "fraction is 2, expected a fraction in (0, 1], e.g. 0.9"),
+    (dict(NODE, gpu_model="Quadro RTX"), {"nodes": 1},
+     "no NVLink bandwidth known for gpufleet_hardware.gpu_model 'Quadro RTX' (known: A100-SXM, B200, GB200, H100-SXM, "
+     "H200-SXM); pass nvlink_gbs=<per-GPU unidirectional GB/s>"),
+    ({"gpus": 8}, {"nodes": 1},
+     "no NVLink bandwidth known for gpufleet_hardware.gpu_model '' (known: A100-SXM, B200, GB200, H100-SXM, "
+     "H200-SXM); pass nvlink_gbs=<per-GPU unidirectional GB/s>"),
+    (dict(NODE, rdma_hcas="eight"), {"nodes": 2}, "gpufleet_hardware.rdma_hcas is 'eight', expected a number > 0"),
+])
+def test_nccl_refusals_whole_message(node, options, said):
+    with pytest.raises(ExpectationError) as err:
+        expect("nccl", {"gpufleet_hardware": node, "gpufleet_fabric": FABRIC_IB}, **options)
+    assert str(err.value) == said
