@@ -67,6 +67,11 @@ def stage(module, recheck=False):
     if not tests:
         sys.exit("no unit test imports plugins/module_utils/%s.py" % module)
     if recheck:
+        staged = work / PKG / "plugins" / "module_utils" / (module + ".py")
+        source = ROOT / "plugins" / "module_utils" / (module + ".py")
+        if not staged.is_file() or staged.read_bytes() != source.read_bytes():
+            sys.exit("%s changed since its last run (or never ran): run it whole, python tests/mutation/run.py %s"
+                     % (source.relative_to(ROOT), module))
         copytree(ROOT / "tests", work / PKG / "tests")
         write_config(work, module, tests)
         return work, tests
