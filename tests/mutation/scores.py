@@ -13,6 +13,7 @@ Score = killed / (total - not yet checked).
 """
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,9 +26,14 @@ NO_TESTS = {5, 33}
 
 def load(module):
     path = OUT / module / (META % module)
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))["exit_code_by_key"]
+    for _attempt in range(5):
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))["exit_code_by_key"]
+        except ValueError:  # mutmut is rewriting it right now
+            time.sleep(0.5)
+    raise SystemExit("%s cannot be read" % path)
 
 
 def main(argv):

@@ -302,3 +302,18 @@ def test_nccl_refusals_whole_message(node, options, said):
     with pytest.raises(ExpectationError) as err:
         expect("nccl", {"gpufleet_hardware": node, "gpufleet_fabric": FABRIC_IB}, **options)
     assert str(err.value) == said
+
+
+def test_expect_passes_options_to_lustre():
+    hardware = {"gpufleet_lustre": {"osts": 2}, "gpufleet_plan_lustre": {"ost_bw_gbs": 10}}
+    assert expect("lustre", hardware, fraction=0.5)["value"] == 10.0
+
+
+@pytest.mark.parametrize("kind, hardware, said", [
+    ("rdma", [], "hardware is list, expected a dict of the inventory variables (gpufleet_fabric, gpufleet_hardware, ...)"),
+    ("disk", {}, "kind is 'disk', expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"),
+])
+def test_expect_refusals_whole_message(kind, hardware, said):
+    with pytest.raises(ExpectationError) as err:
+        expect(kind, hardware)
+    assert str(err.value) == said
