@@ -62,3 +62,18 @@ def test_compress_refusals_name_compress_hostlist():
     with pytest.raises(HostlistError) as err:
         compress_hostlist(["gpu01", None])
     assert str(err.value) == "compress_hostlist: item 1 is NoneType None, not a host name string; quote it, e.g. 'None'"
+
+
+@pytest.mark.parametrize("expr, said", [
+    ("[[1]]", "hostlist '[[1]]': '[' at position 1 opens a bracket inside the bracket opened at position 0; brackets "
+              "do not nest, close the first one with ']'"),
+    ("n[[1]]", "hostlist 'n[[1]]': '[' at position 2 opens a bracket inside the bracket opened at position 1; brackets "
+               "do not nest, close the first one with ']'"),
+    ("]n1", "hostlist ']n1': ']' at position 0 closes no bracket; add the matching '[' or remove it"),
+    ("[ 1]", "hostlist '[ 1]': whitespace at position 1 inside the bracket opened at position 0; write ranges without "
+             "spaces, e.g. 'n[1-3,7]'"),
+])
+def test_bracket_refusals_at_position_zero_whole_message(expr, said):
+    with pytest.raises(HostlistError) as err:
+        expand_hostlist(expr)
+    assert str(err.value) == said
