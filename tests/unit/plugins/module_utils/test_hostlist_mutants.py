@@ -77,3 +77,23 @@ def test_bracket_refusals_at_position_zero_whole_message(expr, said):
     with pytest.raises(HostlistError) as err:
         expand_hostlist(expr)
     assert str(err.value) == said
+
+
+def test_printable_ascii_bounds():
+    # 33 '!' and 126 '~' are the ends of printable ASCII: accepted as (odd) names; 127 DEL is refused.
+    assert expand_hostlist("!") == ["!"]
+    assert expand_hostlist("~") == ["~"]
+    with pytest.raises(HostlistError) as err:
+        expand_hostlist("n\x7f")
+    assert str(err.value) == ("hostlist 'n\\x7f': character '\\x7f' at position 1 is not printable ASCII; host names "
+                              "may only use printable ASCII characters, remove it")
+
+
+@pytest.mark.parametrize("expr, said", [
+    ("[1", "hostlist '[1': the bracket opened at position 0 is never closed; add ']'"),
+    (5, "hostlist must be a string such as 'gpu[01-08],login1', got int 5"),
+])
+def test_more_refusals_whole_message(expr, said):
+    with pytest.raises(HostlistError) as err:
+        expand_hostlist(expr)
+    assert str(err.value) == said
