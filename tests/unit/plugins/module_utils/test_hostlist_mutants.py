@@ -91,6 +91,7 @@ def test_printable_ascii_bounds():
 
 @pytest.mark.parametrize("expr, said", [
     ("[1", "hostlist '[1': the bracket opened at position 0 is never closed; add ']'"),
+    (" \t", "hostlist ' \\t' is empty; give at least one host name, e.g. 'gpu[01-08]'"),
     (5, "hostlist must be a string such as 'gpu[01-08],login1', got int 5"),
 ])
 def test_more_refusals_whole_message(expr, said):
