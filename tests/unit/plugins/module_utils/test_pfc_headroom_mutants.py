@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import Term, pfc_headroom
+import pytest
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import (
+    HeadroomError,
+    Term,
+    pfc_headroom,
+    port_headroom,
+)
 
 
 def test_headroom_to_dict_maps_every_key_to_its_quantity():
@@ -29,8 +36,9 @@ def test_headroom_to_dict_maps_every_key_to_its_quantity():
     assert d["cells"] == d["xoff_cells"] + d["xon_cells"]
     assert d["size_bytes"] == d["cells"] * 256
     assert d["terms"] == [t.to_dict() for t in h.terms] and len(d["terms"]) >= 2
-    # A whole number of metres comes back as an int.
-    assert pfc_headroom(400, 100, 9216, 256).to_dict()["cable_m"] == 100
+    # A whole number of metres comes back as an int (JSON 100, not 100.0).
+    whole = pfc_headroom(400, 100, 9216, 256).to_dict()["cable_m"]
+    assert whole == 100 and isinstance(whole, int)
 
 
 def test_term_to_dict_rounds_up_to_bytes_and_cells():
@@ -39,3 +47,28 @@ def test_term_to_dict_rounds_up_to_bytes_and_cells():
                 explanation="2 x 100 m at 5.13 ns/m")
     assert term.to_dict() == {"name": "cable", "part": "xoff", "bytes": 1001, "cells": 4, "wire_bytes": 1235,
                               "explanation": "2 x 100 m at 5.13 ns/m"}
+
+
+SWITCH = {"cell_bytes": 256, "mtu": 9216}
+KNOWN = "name, speed_gbps, cable_m, mtu, lossless_mtu, ns_per_m, phy_delay_ns, peer_response_bits, xon_bytes"
+
+
+@pytest.mark.parametrize("port, said", [
+    ("Ethernet0", "ports[3] must be a dict {name, speed_gbps, cable_m, mtu, ...}, got str"),
+    ({"speed": 400, "length": 5}, "ports[3] has unknown key(s) length, speed; known: %s (speed in Gb/s as speed_gbps, "
+                                  "length in m as cable_m)" % KNOWN),
+    ({"name": 0, "speed_gbps": 400, "cable_m": 5}, "ports[3]: name must be a string like 'Ethernet0', got 0"),
+    ({"name": "Ethernet8", "cable_m": 5},
+     "port 'Ethernet8' lacks speed_gbps; every port needs speed_gbps (Gb/s) and cable_m (metres)"),
+    ({"speed_gbps": 400}, "port 'ports[3]' lacks cable_m; every port needs speed_gbps (Gb/s) and cable_m (metres)"),
+])
+def test_port_refusals_whole_message(port, said):
+    with pytest.raises(HeadroomError) as err:
+        port_headroom(port, SWITCH, where="ports[3]")
+    assert str(err.value) == said
+
+
+def test_cell_factor_is_rounded_to_six_places():
+    h = pfc_headroom(400, 100, 9216, 96)
+    assert h.to_dict()["cell_factor"] == round(float(h.cell_factor), 6)
+    assert len(repr(h.to_dict()["cell_factor"]).split(".")[1]) <= 6
