@@ -72,3 +72,9 @@ def test_cell_factor_is_rounded_to_six_places():
     h = pfc_headroom(400, 100, 9216, 96)
     assert h.to_dict()["cell_factor"] == round(float(h.cell_factor), 6)
     assert len(repr(h.to_dict()["cell_factor"]).split(".")[1]) <= 6
+
+
+def test_port_is_called_port_by_default():
+    with pytest.raises(HeadroomError) as err:
+        port_headroom(None, SWITCH)
+    assert str(err.value) == "port must be a dict {name, speed_gbps, cable_m, mtu, ...}, got NoneType"
