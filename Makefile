@@ -20,7 +20,7 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 MOLECULE_SCENARIOS := $(filter-out dev_%,$(sort $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))))
 
 .PHONY: help demo test deps host-deps venv images lab-up lab-down lab-status converge \
-        lint sanity unit plan install-test local molecule e2e test-all test-clean
+        lint sanity unit plan install-test local molecule e2e test-all test-clean mutation mutation-scores
 
 help:
 	@sed -n '2,4p' Makefile
@@ -122,6 +122,16 @@ molecule: venv images
 
 e2e: venv images
 	tests/e2e/run.sh $(E2E_NAME) $(E2E_INV)
+
+# Mutation testing of the engineering core (not part of make test: tens of minutes). mutmut comes from
+# requirements-mutation.txt; results and logs under .build/mutation/<module>/. One module: make mutation MODULES=hostlist
+MODULES ?=
+mutation: venv
+	@$(PY) -c 'import mutmut' 2>/dev/null || $(VENV)/bin/pip install -q --disable-pip-version-check -r requirements-mutation.txt
+	nice -n 19 $(PY) tests/mutation/run.py $(MODULES)
+
+mutation-scores:
+	@$(PY) tests/mutation/scores.py $(MODULES) --survivors
 
 # A copy of this collection that an older molecule prerun installed; ansible searches it before the checkout.
 STALE_COPY := $(HOME)/.ansible/collections/ansible_collections/gpufleet

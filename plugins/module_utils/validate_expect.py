@@ -273,7 +273,7 @@ def expect_gpu(hardware: Dict[str, Any], model: Optional[str] = None) -> Dict[st
                                % (source, clocks))
     parts = []
     if power is not None:
-        parts.append("power limit %s W" % (_fmt(power) if power != "default" else "= the board's default"))
+        parts.append("power limit %s" % ("%s W" % _fmt(power) if power != "default" else "= the board's default"))
     if clocks is not None:
         shown = ("= the defaults" if clocks == "default"
                  else "memory %d / graphics %d MHz" % (clocks["memory"], clocks["graphics"]))

@@ -1,0 +1,169 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`make mutation`: mutmut 3 over the engineering core in plugins/module_utils, one module at a time.
+
+The tests import the code as ``ansible_collections.gpufleet.cluster.plugins.module_utils.X`` and mutmut
+names a mutant after the file's path, so each module runs in its own staging tree
+``.build/mutation/<module>/`` whose layout makes that path the import path::
+
+    ansible_collections/gpufleet/cluster/plugins   copy of plugins/ (mutmut copies it into mutants/)
+    ansible_collections/gpufleet/cluster/tests     copy of tests/   (also_copy)
+    mutants/ansible_collections/gpufleet/cluster/  the tree the tests import: mutated plugins, tests,
+        collections/ansible_collections/gpufleet/cluster -> ../../..  (as in the checkout), and links
+        to every other top-level entry of the checkout (roles, inventories, docs, ...) for tests that read them.
+
+Tests per module: every unit test file that imports the module (grep); mutmut then runs, for each
+mutant, only the tests that called the mutated function (its trampoline records the calls).
+
+    python tests/mutation/run.py [MODULE ...]     default: all of CORE
+    python tests/mutation/run.py --recheck MODULE  rerun only the last run's survivors (after adding tests)
+    python tests/mutation/scores.py               per-module killed/total/score
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / ".build" / "mutation"
+PKG = Path("ansible_collections/gpufleet/cluster")
+# The engineering core (issue 17), smallest first.
+CORE = [
+    "hostlist", "munge_key", "validate_expect", "pfc_headroom", "roce_qos", "pci_sysfs",
+    "lustre_layout_parse", "lustre_layout", "lustre_striping", "power_model", "power_layout", "power",
+    "nccl_topology", "slurm_keys", "slurm_conf",
+]
+SKIP_TOP = {"plugins", "tests", "collections", ".build", ".git", ".venv", ".hypothesis", ".pytest_cache"}
+
+
+def tests_for(module):
+    """Unit test files that import the module, by any of the spellings used in tests/unit."""
+    pattern = re.compile(
+        r"module_utils\.%s\b|module_utils import [^\n]*\b%s\b|module_utils import \(\s*[^)]*\b%s\b"
+        % ((re.escape(module),) * 3))
+    found = []
+    for path in sorted((ROOT / "tests" / "unit").rglob("test_*.py")):
+        if pattern.search(path.read_text(encoding="utf-8")):
+            found.append(str(PKG / path.relative_to(ROOT)))
+    return found
+
+
+def copytree(src, dst):
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
+
+
+def stage(module, recheck=False):
+    """A fresh tree (cached mutants of an older checkout would be reported as current); with recheck, only
+    the tests and the configuration are refreshed and the mutants and their results are kept."""
+    work = OUT / module
+    tests = tests_for(module)
+    if not tests:
+        sys.exit("no unit test imports plugins/module_utils/%s.py" % module)
+    if recheck:
+        staged = work / PKG / "plugins" / "module_utils" / (module + ".py")
+        source = ROOT / "plugins" / "module_utils" / (module + ".py")
+        if not staged.is_file() or staged.read_bytes() != source.read_bytes():
+            sys.exit("%s changed since its last run (or never ran): run it whole, python tests/mutation/run.py %s"
+                     % (source.relative_to(ROOT), module))
+        copytree(ROOT / "tests", work / PKG / "tests")
+        write_config(work, module, tests)
+        return work, tests
+    shutil.rmtree(work, ignore_errors=True)
+    copytree(ROOT / "plugins", work / PKG / "plugins")
+    copytree(ROOT / "tests", work / PKG / "tests")
+    mutated = work / "mutants" / PKG
+    link = mutated / "collections" / PKG
+    link.parent.mkdir(parents=True)
+    link.symlink_to(Path("../../.."))
+    for entry in ROOT.iterdir():
+        if entry.name not in SKIP_TOP:
+            (mutated / entry.name).symlink_to(entry)
+    write_config(work, module, tests)
+    return work, tests
+
+
+def write_config(work, module, tests):
+    lines = lambda items: "".join("\n    %s" % i for i in items)  # noqa: E731
+    (work / "setup.cfg").write_text(
+        "[mutmut]\n"
+        "source_paths = %s\n" % (PKG / "plugins")
+        + "only_mutate = %s\n" % (PKG / "plugins" / "module_utils" / (module + ".py"))
+        + "also_copy = %s\n" % (PKG / "tests")
+        + "pytest_add_cli_args_test_selection =%s\n" % lines(tests)
+        + "pytest_add_cli_args =%s\n" % lines(["-p", "no:cacheprovider", "-x", "-q"])
+        # mutmut's limit is CPU seconds: 15 x the tests' time by default, minutes for a mutant that loops
+        # (hostlist's compress loop). 3 x + 10 s still leaves a loaded machine room for the honest runs.
+        + "timeout_multiplier = 3.0\ntimeout_constant = 10.0\n"
+        + "\n[tool:pytest]\n"
+        "addopts = --strict-markers\n",
+        encoding="utf-8")
+
+
+def survivors(module):
+    """Names of the mutants no test killed in the last run of the module."""
+    sys.path.insert(0, str(ROOT / "tests" / "mutation"))
+    import scores
+    codes = scores.load(module) or {}
+    return sorted(k for k, v in codes.items() if v in scores.SURVIVED | scores.NO_TESTS)
+
+
+def meta_path(work, module):
+    return work / "mutants" / PKG / "plugins" / "module_utils" / (module + ".py.meta")
+
+
+def meta_codes(work, module):
+    path = meta_path(work, module)
+    return json.loads(path.read_text(encoding="utf-8"))["exit_code_by_key"] if path.is_file() else {}
+
+
+def keep_earlier_results(work, module, before):
+    """mutmut run NAME... marks every mutant it was not given as not checked: put back their earlier results."""
+    path = meta_path(work, module)
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    codes = meta["exit_code_by_key"]
+    for key, code in before.items():
+        if codes.get(key) is None and code is not None:
+            codes[key] = code
+    path.write_text(json.dumps(meta), encoding="utf-8")
+
+
+def main(argv):
+    recheck = "--recheck" in argv
+    argv = [a for a in argv if a != "--recheck"]
+    modules = argv or CORE
+    unknown = [m for m in modules if not (ROOT / "plugins" / "module_utils" / (m + ".py")).is_file()]
+    if unknown:
+        sys.exit("unknown module(s): %s (plugins/module_utils/<name>.py)" % ", ".join(unknown))
+    jobs = os.environ.get("MUTATION_JOBS", "2")
+    failed = []
+    for module in modules:
+        work, tests = stage(module, recheck)
+        names = survivors(module) if recheck else []
+        before = meta_codes(work, module)
+        if recheck and not names:
+            print("== mutation: %s has no survivor to recheck" % module)
+            continue
+        print("== mutation: %s against %d test file(s): %s" % (module, len(tests), " ".join(
+            t.split("tests/unit/", 1)[1] for t in tests)), flush=True)
+        with open(work / ("mutmut-recheck.log" if recheck else "mutmut.log"), "w", encoding="utf-8") as log:
+            mutmut = str(Path(sys.executable).parent / "mutmut")
+            rc = subprocess.call(["nice", "-n", "19", mutmut, "run", "--max-children", jobs] + names,
+                                 cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        if recheck:
+            keep_earlier_results(work, module, before)
+        if rc:
+            failed.append(module)
+            print("   mutmut exited %d, see %s" % (rc, work / "mutmut.log"), flush=True)
+        subprocess.call([sys.executable, str(ROOT / "tests" / "mutation" / "scores.py"), module])
+    subprocess.call([sys.executable, str(ROOT / "tests" / "mutation" / "scores.py")] + modules)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

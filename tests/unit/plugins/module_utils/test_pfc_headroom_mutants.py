@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Tests that kill mutants `make mutation MODULES=pfc_headroom` found alive (docs/testing.md).
+
+The filter and the plan report read Headroom.to_dict() / Term.to_dict() by key: every key must carry its own
+quantity. The quantities themselves are worked by hand in test_pfc_headroom.py.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import (
+    HeadroomError,
+    Term,
+    pfc_headroom,
+    port_headroom,
+)
+
+
+def test_headroom_to_dict_maps_every_key_to_its_quantity():
+    h = pfc_headroom(400, "2.5m", 9216, 256, lossless_mtu=4200, name="Ethernet0")
+    d = h.to_dict()
+    assert set(d) == {"name", "speed_gbps", "cable_m", "mtu", "lossless_mtu", "cell_bytes", "cell_factor",
+                      "xoff_bytes", "xoff_cells", "xon_bytes", "xon_cells", "headroom_bytes", "cells", "size_bytes",
+                      "terms"}
+    assert (d["name"], d["speed_gbps"], d["cable_m"], d["mtu"], d["lossless_mtu"], d["cell_bytes"]) == (
+        "Ethernet0", 400, 2.5, 9216, 4200, 256)
+    assert d["cell_factor"] == round(float(h.cell_factor), 6)
+    assert (d["xoff_bytes"], d["xoff_cells"], d["xon_bytes"], d["xon_cells"]) == (
+        h.xoff_bytes, h.xoff_cells, h.xon_bytes, h.xon_cells)
+    assert (d["headroom_bytes"], d["cells"]) == (h.headroom_bytes, h.cells)
+    assert d["cells"] == d["xoff_cells"] + d["xon_cells"]
+    assert d["size_bytes"] == d["cells"] * 256
+    assert d["terms"] == [t.to_dict() for t in h.terms] and len(d["terms"]) >= 2
+    # A whole number of metres comes back as an int (JSON 100, not 100.0).
+    whole = pfc_headroom(400, 100, 9216, 256).to_dict()["cable_m"]
+    assert whole == 100 and isinstance(whole, int)
+
+
+def test_term_to_dict_rounds_up_to_bytes_and_cells():
+    # 1000.25 buffer bytes -> 1001 bytes -> 4 cells of 256; 1234.5 wire bytes -> 1235.
+    term = Term(name="cable", part="xoff", exact_bytes=Fraction(4001, 4), wire_bytes=Fraction(2469, 2), cell_bytes=256,
+                explanation="2 x 100 m at 5.13 ns/m")
+    assert term.to_dict() == {"name": "cable", "part": "xoff", "bytes": 1001, "cells": 4, "wire_bytes": 1235,
+                              "explanation": "2 x 100 m at 5.13 ns/m"}
+
+
+SWITCH = {"cell_bytes": 256, "mtu": 9216}
+KNOWN = "name, speed_gbps, cable_m, mtu, lossless_mtu, ns_per_m, phy_delay_ns, peer_response_bits, xon_bytes"
+
+
+@pytest.mark.parametrize("port, said", [
+    ("Ethernet0", "ports[3] must be a dict {name, speed_gbps, cable_m, mtu, ...}, got str"),
+    ({"speed": 400, "length": 5}, "ports[3] has unknown key(s) length, speed; known: %s (speed in Gb/s as speed_gbps, "
+                                  "length in m as cable_m)" % KNOWN),
+    ({"name": 0, "speed_gbps": 400, "cable_m": 5}, "ports[3]: name must be a string like 'Ethernet0', got 0"),
+    ({"name": "Ethernet8", "cable_m": 5},
+     "port 'Ethernet8' lacks speed_gbps; every port needs speed_gbps (Gb/s) and cable_m (metres)"),
+    ({"speed_gbps": 400}, "port 'ports[3]' lacks cable_m; every port needs speed_gbps (Gb/s) and cable_m (metres)"),
+])
+def test_port_refusals_whole_message(port, said):
+    with pytest.raises(HeadroomError) as err:
+        port_headroom(port, SWITCH, where="ports[3]")
+    assert str(err.value) == said
+
+
+def test_cell_factor_is_rounded_to_six_places():
+    h = pfc_headroom(400, 100, 9216, 96)
+    assert h.to_dict()["cell_factor"] == round(float(h.cell_factor), 6)
+    assert len(repr(h.to_dict()["cell_factor"]).split(".")[1]) <= 6
+
+
+def test_port_is_called_port_by_default():
+    with pytest.raises(HeadroomError) as err:
+        port_headroom(None, SWITCH)
+    assert str(err.value) == "port must be a dict {name, speed_gbps, cable_m, mtu, ...}, got NoneType"
