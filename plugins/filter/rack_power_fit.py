@@ -54,7 +54,7 @@ _value:
     draw_w: {description: Sum of the nodes' and loads' max_power_w., type: float}
     budget_w: {description: The rack's budget., type: float}
     fits: {description: C(draw_w <= budget_w)., type: bool}
-    over_w: {description: C(draw_w - budget_w) when it does not fit, else 0., type: float}
+    over_w: {description: "C(draw_w - budget_w) when it does not fit, else 0.", type: float}
     max_nodes: {description: How many of the rack's nodes fit beside its loads at full power., type: int}
     gpu_power_cap_w:
       description: Highest whole-watt GPU limit at which all nodes fit; null when not needed or below gpu_min_power_w.
