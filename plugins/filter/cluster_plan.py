@@ -100,9 +100,11 @@ def cluster_plan(inputs, layout, as_built=None):
     except ClusterPlanError as exc:
         raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
     except KeyError as exc:
-        raise AnsibleFilterError("%s: a required key is missing: %s; pass the results of cluster_plan_inputs, pdu_layout and pdu_check unchanged" % (_FQCN, exc))
+        raise AnsibleFilterError("%s: a required key is missing: %s; pass the results of cluster_plan_inputs, "
+                                 "pdu_layout and pdu_check unchanged" % (_FQCN, exc))
     except (TypeError, AttributeError) as exc:
-        raise AnsibleFilterError("%s: a value has the wrong type (%s); pass the results of cluster_plan_inputs, pdu_layout and pdu_check unchanged" % (_FQCN, exc))
+        raise AnsibleFilterError("%s: a value has the wrong type (%s); pass the results of cluster_plan_inputs, "
+                                 "pdu_layout and pdu_check unchanged" % (_FQCN, exc))
 
 
 class FilterModule:

@@ -83,8 +83,9 @@ def psu_chart(ids: Ids, rows: Sequence[Mapping[str, Any]]) -> str:
             num(r["worst_w"]), r["worst_scenario"], ", %s %% of its %s W rating" % (pct(r["worst_w"] / r["rating_w"]), num(r["rating_w"]))
             if r["rating_w"] else ", no rating given"), "value " + state))
     return svg(ids, x0 + BAR_W + 420, height, "PSU load in the worst scenario against the PSU rating",
-               "; ".join("%s: %s W per PSU after %s%s" % (r["what"], num(r["worst_w"]), r["worst_scenario"],
-                                                         " of %s W" % num(r["rating_w"]) if r["rating_w"] else "") for r in rows),
+               "; ".join("%s: %s W per PSU after %s%s" % (
+                   r["what"], num(r["worst_w"]), r["worst_scenario"], " of %s W" % num(r["rating_w"]) if r["rating_w"] else "")
+                   for r in rows),
                body, "psus")
 
 
@@ -104,8 +105,9 @@ def budget_section(ids: Ids, power: Mapping[str, Any]) -> str:
     if cap is not None:
         gpu_w = budget.get("gpu_power_w")
         out.append('<p class="cap" data-cap="%s"><strong>GPU power cap: %s W per GPU</strong> (<code>gpufleet_power_cap: '
-                   'rack_budget</code>): %s</p>' % (esc(num(cap)), esc(num(cap)),
-                   esc(cap_cost(cap, gpu_w).replace("`", "")) if gpu_w else "a power limit, not a clock setting"))
+                   'rack_budget</code>): %s</p>' % (
+                       esc(num(cap)), esc(num(cap)),
+                       esc(cap_cost(cap, gpu_w).replace("`", "")) if gpu_w else "a power limit, not a clock setting"))
     else:
         out.append('<p class="cap" data-cap="none">No GPU power cap: %s</p>' % (
             "every rack fits its budget at full power." if all(f["fits"] for f in budget.get("fit") or []) else

@@ -88,8 +88,9 @@ def _node(raw: Any, where: str) -> Dict[str, Any]:
                             "exceed its maximum" % (where, _number(node["gpu_min_power_w"]), _number(node["gpu_power_w"])))
     if node["gpus"] * node["gpu_power_w"] > node["max_power_w"]:
         raise PowerFitError("%s: %d GPUs x %s W = %s W is more than the node's max_power_w %s W; max_power_w is the whole "
-                            "node's maximum input power" % (where, node["gpus"], _number(node["gpu_power_w"]),
-                                                           _number(node["gpus"] * node["gpu_power_w"]), _number(node["max_power_w"])))
+                            "node's maximum input power" % (
+                                where, node["gpus"], _number(node["gpu_power_w"]),
+                                _number(node["gpus"] * node["gpu_power_w"]), _number(node["max_power_w"])))
     return node
 
 

@@ -90,8 +90,8 @@ def _small_report():
     from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import plan_layout
 
     inventory = {
-        "gpufleet_plan_node_types": [{"name": "t", "group": "g", "power": {"max_power_w": 2300, "psus": 2, "psus_required": 1,
-                                                                                    "psu_rating_w": 2400}}],
+        "gpufleet_plan_node_types": [{"name": "t", "group": "g",
+                                      "power": {"max_power_w": 2300, "psus": 2, "psus_required": 1, "psu_rating_w": 2400}}],
         "gpufleet_plan_power": {"feeds": ["A", "B"], "racks": [{"name": "<r1>", "nodes": "n[1-4]"}],
                                 "pdu": {"input_rating_a": 32, "spec": {"voltage": 400, "phases": 3, "wiring": "wye", "circuits": [
                                     {"name": "cb%d" % i, "rating_a": 16, "phase": "L%d" % (1 + i % 3)} for i in range(6)]}}},

@@ -89,7 +89,8 @@ def stage(module, recheck=False):
 
 
 def write_config(work, module, tests):
-    lines = lambda items: "".join("\n    %s" % i for i in items)  # noqa: E731
+    def lines(items):
+        return "".join("\n    %s" % i for i in items)
     (work / "setup.cfg").write_text(
         "[mutmut]\n"
         "source_paths = %s\n" % (PKG / "plugins")

@@ -81,14 +81,14 @@ def test_without_a_way_out_the_rack_is_refused(inv):
 
 def test_two_racks_keep_the_gpus_at_full_power(inv):
     # The other way out: a second 60 kW rack, racks without `nodes`: the plan spreads the 8 nodes 4 + 4.
-    power = dict(inv["gpufleet_plan_power"], racks=[{"name": "r01", "loads": inv["gpufleet_plan_power"]["racks"][0]["loads"]},
-                                                      {"name": "r02"}])
+    loads = inv["gpufleet_plan_power"]["racks"][0]["loads"]
+    power = dict(inv["gpufleet_plan_power"], racks=[{"name": "r01", "loads": loads}, {"name": "r02"}])
     two = dict(inv, gpufleet_plan_power=power, gpufleet_power_cap="none", gpufleet_gpu_power_cap_w=None,
                gpufleet_power={"racks": [{"name": "r01", "budget_w": 60000}, {"name": "r02", "budget_w": 60000}]})
     inputs = _inputs(two)
     # r01: 4 x 10200 + 2750 = 43550 W; r02: 40800 W. Both fit, no cap.
-    assert [(r["name"], r["nodes"], r["max_power_w"]) for r in inputs["racks"]] == [("r01", "compute[01-04]", 43550),
-                                                                                     ("r02", "compute[05-08]", 40800)]
+    assert [(r["name"], r["nodes"], r["max_power_w"]) for r in inputs["racks"]] == [
+        ("r01", "compute[01-04]", 43550), ("r02", "compute[05-08]", 40800)]
     assert inputs["power_budget"]["gpu_power_cap_w"] is None and inputs["power_budget"]["errors"] == []
     # Full power on two feeds: after a feed loss 3 PSUs must carry 10200 W, 3400 W > 3300 W: refused, naming the fixes.
     with pytest.raises(PowerLayoutError, match=r"hgx-h100.*3 x 3300 W = 9900 W < 10200 W.*a third feed"):

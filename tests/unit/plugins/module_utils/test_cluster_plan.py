@@ -177,8 +177,10 @@ def test_small_plan_numbers():
     # As built: r1-pdu-a/cb1 carries n1/1 and n2/1; feed B lost: 2 x 2300 W = 20 A = 156.25 %; PSU n1/2 lost:
     # 2300 + 1150 W = 15 A = 117.2 %. The same on r1-pdu-b/cb1: 4 overloads; r2's breakers hold 10 A at worst.
     assert check["summary"]["violations"] == 4
-    assert plan["summary"] == {"circuits_used": 6, "gpu_power_cap_w": None, "warnings": [], "as_built_violations": 4, "lustre_directories": 1, "nccl_files": ["nccl/gpu2.xml"],
-                               "hostlists": {"all": "head,n[1-3]", "ungrouped": "", "gpu_nodes": "n[1-3]", "head_nodes": "head"}}
+    assert plan["summary"] == {
+        "circuits_used": 6, "gpu_power_cap_w": None, "warnings": [], "as_built_violations": 4, "lustre_directories": 1,
+        "nccl_files": ["nccl/gpu2.xml"],
+        "hostlists": {"all": "head,n[1-3]", "ungrouped": "", "gpu_nodes": "n[1-3]", "head_nodes": "head"}}
     assert list(plan["files"]) == ["power.json", "power.md", "lustre.json", "lustre.md", "nccl/gpu2.xml", "hostlists.json",
                                    "hostlists.md", "README.md"]
     # 3 clients x 1.5 GB/s = 4.5 GB/s; ceil(4.5 / 2.0) = 3 stripes of 4 OSTs.
@@ -418,8 +420,8 @@ def test_loads_are_laid_out_with_the_nodes():
     inputs = plan_inputs(inventory, GROUPS, HARDWARE)
     assert inputs["racks"][1] == {"name": "r2", "nodes": "n3", "count": 1, "loads": ["sw1"], "loads_w": 300, "max_power_w": 2600,
                                   "budget_w": 3000}
-    assert inputs["layout_input"]["nodes"][-1] == {"name": "sw1", "max_power_w": 300, "psus": 2, "psus_required": 1, "rack": "r2",
-                                                  "node_type": "load"}
+    assert inputs["layout_input"]["nodes"][-1] == {
+        "name": "sw1", "max_power_w": 300, "psus": 2, "psus_required": 1, "rack": "r2", "node_type": "load"}
     layout = plan_layout(inputs["layout_input"])
     assert sorted(p["psu"] for p in layout["placements"] if p["node"] == "sw1") == [1, 2]
     # The as-built cabling describes the GPU nodes only.

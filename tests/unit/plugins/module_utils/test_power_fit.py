@@ -16,16 +16,17 @@ from hypothesis import strategies as st
 from nasty_input import hostile_numbers
 from ansible_collections.gpufleet.cluster.plugins.filter.rack_power_fit import rack_power_fit as fit_filter
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import (
-    PowerFitError, capped_node_w, parse_fit_input, rack_power_fit, way_out)
+    capped_node_w, parse_fit_input, rack_power_fit, way_out)
 
 H100 = {"max_power_w": 10200, "gpus": 8, "gpu_power_w": 700, "gpu_min_power_w": 200}
 LOADS = [{"name": "leaf1", "max_power_w": 650}, {"name": "leaf2", "max_power_w": 650},
          {"name": "spine1", "max_power_w": 650}, {"name": "slurm-head", "max_power_w": 800}]
 
 
-def rack(count, budget=60000, loads=LOADS, node=H100, name="r01"):
+def rack(count, budget=60000, loads=None, node=None, name="r01"):
+    node = H100 if node is None else node
     return {"name": name, "budget_w": budget, "nodes": [dict(node, name="compute%02d" % (i + 1)) for i in range(count)],
-            "loads": loads}
+            "loads": LOADS if loads is None else loads}
 
 
 def test_reference_rack_of_eight_h100_nodes_does_not_fit():
