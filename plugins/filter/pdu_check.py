@@ -62,7 +62,8 @@ _value:
     violations:
       description:
         - Each has C(type) (C(overload), C(psu_overload) (a node's live PSUs carry more than C(psu_rating_w) each),
-          C(node_down), C(imbalance), C(unassigned_psu), C(duplicate_psu), C(wrong_rack), C(unknown_node), C(unknown_psu), C(unknown_pdu), C(unknown_circuit)), a C(message) with the numbers and a C(fix).
+          C(node_down), C(imbalance), C(unassigned_psu), C(duplicate_psu), C(wrong_rack), C(unknown_node), C(unknown_psu),
+          C(unknown_pdu), C(unknown_circuit)), a C(message) with the numbers and a C(fix).
         - Overloads also carry C(pdu), C(circuit), C(rack), C(feed), C(scenario), C(amps), C(watts), C(limit_a), C(utilisation).
       type: list
       elements: dict
