@@ -70,8 +70,8 @@ def test_compress_refusals_name_compress_hostlist():
     ("n[[1]]", "hostlist 'n[[1]]': '[' at position 2 opens a bracket inside the bracket opened at position 1; brackets "
                "do not nest, close the first one with ']'"),
     ("]n1", "hostlist ']n1': ']' at position 0 closes no bracket; add the matching '[' or remove it"),
-    ("[ 1]", "hostlist '[ 1]': whitespace at position 1 inside the bracket opened at position 0; write ranges without "
-             "spaces, e.g. 'n[1-3,7]'"),
+    ("[ 1]", "hostlist '[ 1]': blank ' ' at position 1 is not allowed; names hold only letters, digits, '.', '_' and '-' "
+             "and are separated by ',' (a blank or line break would split a slurm.conf line)"),
 ])
 def test_bracket_refusals_at_position_zero_whole_message(expr, said):
     with pytest.raises(HostlistError) as err:
@@ -80,13 +80,18 @@ def test_bracket_refusals_at_position_zero_whole_message(expr, said):
 
 
 def test_printable_ascii_bounds():
-    # 33 '!' and 126 '~' are the ends of printable ASCII: accepted as (odd) names; 127 DEL is refused.
-    assert expand_hostlist("!") == ["!"]
-    assert expand_hostlist("~") == ["~"]
+    # Names are Slurm names (input_rules slurm_name): '!' and '~', the ends of printable ASCII, are refused as
+    # characters a name may not hold; 127 DEL is refused as a control character.
+    for char in "!~":
+        with pytest.raises(HostlistError) as err:
+            expand_hostlist(char)
+        assert str(err.value) == ("hostlist '%s': character '%s' at position 0 is not allowed; names hold only letters, "
+                                  "digits, '.', '_' and '-' (outside brackets, ',' separates names)" % (char, char))
     with pytest.raises(HostlistError) as err:
         expand_hostlist("n\x7f")
-    assert str(err.value) == ("hostlist 'n\\x7f': character '\\x7f' at position 1 is not printable ASCII; host names "
-                              "may only use printable ASCII characters, remove it")
+    assert str(err.value) == ("hostlist 'n\\x7f': control character '\\x7f' at position 1 is not allowed; names hold "
+                              "only letters, digits, '.', '_' and '-' and are separated by ',' (a blank or line break "
+                              "would split a slurm.conf line)")
 
 
 @pytest.mark.parametrize("expr, said", [

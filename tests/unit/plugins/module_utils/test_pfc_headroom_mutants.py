@@ -57,7 +57,8 @@ KNOWN = "name, speed_gbps, cable_m, mtu, lossless_mtu, ns_per_m, phy_delay_ns, p
     ("Ethernet0", "ports[3] must be a dict {name, speed_gbps, cable_m, mtu, ...}, got str"),
     ({"speed": 400, "length": 5}, "ports[3] has unknown key(s) length, speed; known: %s (speed in Gb/s as speed_gbps, "
                                   "length in m as cable_m)" % KNOWN),
-    ({"name": 0, "speed_gbps": 400, "cable_m": 5}, "ports[3]: name must be a string like 'Ethernet0', got 0"),
+    ({"name": 0, "speed_gbps": 400, "cable_m": 5}, "ports[3].name: 0 is not allowed; expected a switch port name such as Ethernet0, swp1s0 or "
+     "Ethernet1/1: a letter or digit, then up to 63 letters, digits, '_', '.', '/', ':' or '-'"),
     ({"name": "Ethernet8", "cable_m": 5},
      "port 'Ethernet8' lacks speed_gbps; every port needs speed_gbps (Gb/s) and cable_m (metres)"),
     ({"speed_gbps": 400}, "port 'ports[3]' lacks cable_m; every port needs speed_gbps (Gb/s) and cable_m (metres)"),

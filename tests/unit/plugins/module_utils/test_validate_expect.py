@@ -29,8 +29,12 @@ def fixture_hardware():
     names.update({key: value for key, value in _yaml("gpu_nodes.yml").items() if key.startswith(("gpufleet_", "gpu_"))})
     names["gpufleet_plan_lustre"] = _yaml("all", "plan.yml")["gpufleet_plan_lustre"]
     profile = names["gpu_tuning_profiles"]["NVIDIA H100 80GB HBM3"]
-    assert profile["power_limit_w"] == "{{ gpufleet_hardware.gpu_tdp_w }}"
-    profile["power_limit_w"] = names["gpufleet_hardware"]["gpu_tdp_w"]
+    # The rack's GPU power cap where the plan chose one (all/plan.yml), else the TDP.
+    assert profile["power_limit_w"] == ("{{ gpufleet_gpu_power_cap_w | default(none, true) "
+                                        "or gpufleet_hardware.gpu_tdp_w }}")
+    cap = _yaml("all", "plan.yml").get("gpufleet_gpu_power_cap_w")
+    assert cap == 319
+    profile["power_limit_w"] = cap or names["gpufleet_hardware"]["gpu_tdp_w"]
     return names
 
 
@@ -80,7 +84,8 @@ def test_reference_lustre_and_gpu(hardware):
     assert lustre["derivation"] == ("80 % of 8 OSTs on 4 OSS x 10 GB/s (gpufleet_plan_lustre.ost_bw_gbs) = 0.8 x 80 "
                                     "= 64 GB/s aggregate read")
     gpu = expect("gpu", hardware, model="NVIDIA H100 80GB HBM3")
-    assert (gpu["power_limit_w"], gpu["application_clocks_mhz"]) == (700, {"memory": 2619, "graphics": 1980})
+    # The reference rack holds its eight nodes only with the GPUs capped at 319 W (docs/power.md, "Rack budgets").
+    assert (gpu["power_limit_w"], gpu["application_clocks_mhz"]) == (319, {"memory": 2619, "graphics": 1980})
 
 
 def test_not_applicable_in_the_lab():

@@ -49,7 +49,7 @@ def test_filesystem_floor_without_a_path():
 def test_filesystem_floor_refusals(bad, shown):
     with pytest.raises(ExpectationError) as err:
         expect_filesystem(bad)
-    assert str(err.value) == "min_gbs is %s, expected the floor in GB/s (a number > 0)" % shown
+    assert str(err.value) == "min_gbs is %s, expected the floor in GB/s (a finite number > 0, 0.001..10000000)" % shown
 
 
 def test_lustre_floor_is_80_percent_of_the_osts():
@@ -82,9 +82,10 @@ def test_lustre_not_applicable_without_servers_or_file_system():
 
 
 @pytest.mark.parametrize("lustre, plan, fraction, said", [
-    (LUSTRE, PLAN, 0, "fraction is 0, expected a fraction in (0, 1], e.g. 0.9"),
-    ({"osts": 0}, PLAN, 0.8, "gpufleet_lustre.osts is 0, expected a number > 0"),
-    (LUSTRE, {"ost_bw_gbs": "fast"}, 0.8, "gpufleet_plan_lustre.ost_bw_gbs is 'fast', expected a number > 0"),
+    (LUSTRE, PLAN, 0, "fraction is 0, expected a fraction in [0.01, 1], e.g. 0.9"),
+    ({"osts": 0}, PLAN, 0.8, "gpufleet_lustre.osts is 0, expected a whole number 1..100000"),
+    (LUSTRE, {"ost_bw_gbs": "fast"}, 0.8, "gpufleet_plan_lustre.ost_bw_gbs is 'fast', expected "
+     "a finite number > 0 (0.001..10000000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
 ])
 def test_lustre_refusals_name_the_variable(lustre, plan, fraction, said):
     hardware = {"gpufleet_lustre": lustre, "gpufleet_plan_lustre": plan}
@@ -154,7 +155,8 @@ def test_gpu_not_applicable_cases():
 
 
 @pytest.mark.parametrize("profile, said", [
-    ({"power_limit_w": "lots"}, "gpu_tuning_node_profile.power_limit_w is 'lots', expected watts or default"),
+    ({"power_limit_w": "lots"}, "gpu_tuning_node_profile.power_limit_w (watts or default) is 'lots', expected a finite number > 0 "
+     "(0.001..10000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
     ({"application_clocks": [1]},
      "gpu_tuning_node_profile.application_clocks is [1], expected [memory_mhz, graphics_mhz]"),
     ({"application_clocks": "max"},
@@ -222,11 +224,13 @@ def test_rdma_not_applicable_without_hcas_keeps_its_kind():
     ({}, {}, "gpufleet_fabric is None, expected a dict (see docs/inventory.md); pass it in hardware="),
     ({"gpufleet_fabric": {"kind": "ethernet"}}, {}, "gpufleet_fabric.kind is 'ethernet', expected infiniband or roce"),
     ({"gpufleet_fabric": FABRIC_IB}, {"metric": "bandwidth"}, "metric is 'bandwidth', expected bw or lat"),
-    ({"gpufleet_fabric": {"kind": "roce"}}, {}, "gpufleet_fabric.rate_gbps is None, expected a number > 0"),
-    ({"gpufleet_fabric": {"kind": "roce", "rate_gbps": 0}}, {}, "gpufleet_fabric.rate_gbps is 0, expected a number > 0"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 0}, "fraction is 0, expected a fraction in (0, 1], e.g. 0.9"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 1.5}, "fraction is 1.5, expected a fraction in (0, 1], e.g. 0.9"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": "0.9"}, "fraction is '0.9', expected a fraction in (0, 1], e.g. 0.9"),
+    ({"gpufleet_fabric": {"kind": "roce"}}, {}, "gpufleet_fabric.rate_gbps is None, expected "
+     "a finite number > 0 (0.001..10000000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
+    ({"gpufleet_fabric": {"kind": "roce", "rate_gbps": 0}}, {}, "gpufleet_fabric.rate_gbps is 0, expected "
+     "a finite number > 0 (0.001..10000000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 0}, "fraction is 0, expected a fraction in [0.01, 1], e.g. 0.9"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 1.5}, "fraction is 1.5, expected a fraction in [0.01, 1], e.g. 0.9"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": "0.9"}, "fraction is '0.9', expected a fraction in [0.01, 1], e.g. 0.9"),
 ])
 def test_rdma_refusals_whole_message(hardware, options, said):
     with pytest.raises(ExpectationError) as err:
@@ -288,15 +292,15 @@ def test_nccl_not_applicable_cases():
 
 
 @pytest.mark.parametrize("node, options, said", [
-    (NODE, {"nodes": "2"}, "nodes is '2', expected the number of nodes in the run (an integer >= 1)"),
-    (NODE, {"nodes": 1, "fraction": 2}, "fraction is 2, expected a fraction in (0, 1], e.g. 0.9"),
+    (NODE, {"nodes": "2"}, "nodes is '2', expected the number of nodes in the run (an integer 1..100000)"),
+    (NODE, {"nodes": 1, "fraction": 2}, "fraction is 2, expected a fraction in [0.01, 1], e.g. 0.9"),
     (dict(NODE, gpu_model="Quadro RTX"), {"nodes": 1},
      "no NVLink bandwidth known for gpufleet_hardware.gpu_model 'Quadro RTX' (known: A100-SXM, B200, GB200, H100-SXM, "
      "H200-SXM); pass nvlink_gbs=<per-GPU unidirectional GB/s>"),
     ({"gpus": 8}, {"nodes": 1},
      "no NVLink bandwidth known for gpufleet_hardware.gpu_model '' (known: A100-SXM, B200, GB200, H100-SXM, "
      "H200-SXM); pass nvlink_gbs=<per-GPU unidirectional GB/s>"),
-    (dict(NODE, rdma_hcas="eight"), {"nodes": 2}, "gpufleet_hardware.rdma_hcas is 'eight', expected a number > 0"),
+    (dict(NODE, rdma_hcas="eight"), {"nodes": 2}, "gpufleet_hardware.rdma_hcas is 'eight', expected a whole number 1..1024"),
 ])
 def test_nccl_refusals_whole_message(node, options, said):
     with pytest.raises(ExpectationError) as err:
