@@ -235,8 +235,8 @@ def test_check_mode_on_a_fresh_node_says_what_it_would_install(tmp_path):
     run = check_on_fresh_node(_FRESH_PLAY, ["cluster", "gpu_nodes"], tmp_path,
                               devices=[f"/dev/null:/dev/nvidia{i}" for i in range(8)])
     out = " ".join(run.stdout.split())
-    assert "has no candidate yet for python3-pynvml (Debian ships it in contrib). A real run would refresh the " \
-           "package lists once the gpufleet.cluster.nvidia_driver role has added that component, and install it" in out, \
-        out[-3000:]
+    assert "has no candidate yet for python3-pynvml (Debian ships it in contrib (it depends on libnvidia-ml1 from " \
+           "non-free)). A real run would refresh the package lists once the gpufleet.cluster.nvidia_driver role has " \
+           "added that component, and install it" in out, out[-3000:]
     (result,) = recap(run).values()
     assert result["failed"] == 0 and result["changed"] > 0
