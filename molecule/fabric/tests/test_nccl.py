@@ -128,6 +128,7 @@ _BUILD_PLAY = """\
   roles:
     - role: gpufleet.cluster.nccl
       vars:
+        gpufleet_fabric: {{kind: roce, rate_gbps: 200}}  # roce_host.yml made this node a RoCE node
         nccl_topology_source: none
         nccl_tests: build
         nccl_tests_source: {archive}
@@ -167,6 +168,7 @@ _PACKAGES_PLAY = """\
   roles:
     - role: gpufleet.cluster.nccl
       vars:
+        gpufleet_fabric: {{kind: roce, rate_gbps: 200}}  # roce_host.yml made this node a RoCE node
         nccl_topology_source: none
         nccl_install_packages: true
 """
