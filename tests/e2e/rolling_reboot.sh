@@ -69,11 +69,14 @@ python3 tests/e2e/rolling_reboot/check.py --log "$logs/rolling.log" --rerun-log 
 scontrol update NodeName=gpu03 State=RESUME
 
 # A node that boots with the old module again (DKMS built nothing for its kernel): the rolling reboot must stop on it,
-# leave it drained, and drain, reboot or touch no node after it. gpu01 and gpu02 both "run" the old module; the
-# boot stand-in is switched off on gpu01 only, so gpu01 comes back with 535.183.01 and gpu02 is next in line.
+# leave it drained, and drain, reboot or touch no node after it. gpu01 and gpu02 both "run" the old module; gpu01's
+# boot stand-in loads the old module again (as a kernel does when DKMS built nothing for it), so gpu01 comes back
+# with 535.183.01 and gpu02 is next in line.
 stuck=gpu01 next=gpu02
 old_module=535.183.01
-podman exec "$name-$stuck" systemctl disable --quiet lab-nvidia-module.service
+podman exec "$name-$stuck" cp /usr/local/sbin/lab-nvidia-module /usr/local/sbin/lab-nvidia-module.installed
+podman exec "$name-$stuck" sh -c "printf '#!/bin/sh\nmkdir -p /sys/module/nvidia\necho $old_module > /sys/module/nvidia/version\n' \
+  > /usr/local/sbin/lab-nvidia-module"
 for n in $stuck $next; do podman exec "$name-$n" sh -c "echo $old_module > /sys/module/nvidia/version"; done
 boot_of() { podman exec "$name-$1" cut -d ' ' -f 22 /proc/1/stat; }
 next_boot=$(boot_of $next)
@@ -97,6 +100,6 @@ echo "$stuck_state" | grep -q "$next:idle:none" || { echo "FAILED: $next was dra
 [ "$(boot_of $next)" = "$next_boot" ] || { echo "FAILED: $next was rebooted after the stop at $stuck"; exit 1; }
 echo "ok: stopped at $stuck (left drained), $next neither drained nor rebooted"
 # The node is "fixed" (the module built, booted): the stand-in back on, both run the installed driver, in service.
-podman exec "$name-$stuck" systemctl enable --quiet lab-nvidia-module.service
+podman exec "$name-$stuck" mv /usr/local/sbin/lab-nvidia-module.installed /usr/local/sbin/lab-nvidia-module
 for n in $stuck $next; do podman exec "$name-$n" /usr/local/sbin/lab-nvidia-module; done
 scontrol update NodeName=$stuck State=RESUME
