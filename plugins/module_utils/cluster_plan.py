@@ -39,7 +39,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping i
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, render_xml
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import (
-    PowerFitError, cap_cost, capped_node_w, fit_rack, parse_fit_input, way_out)
+    PowerFitError, cap_cost, capped_node_w, fit_rack, parse_fit_input, psu_rows, way_out)
 
 PDU_KINDS = ("planned", "as_built")
 APPLY_CHOICES = ("stripe_plan", "pfl")
@@ -579,7 +579,7 @@ def _power_budget_md(inputs: Mapping[str, Any], layout: Mapping[str, Any]) -> Li
         out.append("\nEvery rack fits its budget at full power: no GPU power cap.\n")
     for warning in budget["warnings"]:
         out.append("\n**Warning:** %s.\n" % warning)
-    rows = _psu_rows(layout)
+    rows = psu_rows(layout.get("psu_loads") or [])
     if rows:
         out.append("\n### PSU load in the worst scenario\n\n| node type | nodes | PSUs left | watts per PSU | scenario | PSU rating | % of rating |\n"
                    "| --- | --- | --- | --- | --- | --- | --- |\n")
@@ -588,20 +588,6 @@ def _power_budget_md(inputs: Mapping[str, Any], layout: Mapping[str, Any]) -> Li
             "%g W" % r["rating_w"] if r["rating_w"] is not None else "not given",
             _pct(r["worst_w"] / r["rating_w"]) + " %" if r["rating_w"] else "n/a") for r in rows)
     return out
-
-
-def _psu_rows(layout: Mapping[str, Any]) -> List[Dict[str, Any]]:
-    """layout psu_loads grouped: one row per node type (loads one row each), with the worst row of the group."""
-    groups: Dict[str, Dict[str, Any]] = {}
-    for row in layout.get("psu_loads") or []:
-        what = row["node"] if row.get("node_type") in ("load", "", None) else row["node_type"]
-        entry = groups.setdefault(what, dict(row, what=what, hosts=[]))
-        entry["hosts"].append(row["node"])
-        if row["worst_w"] > entry["worst_w"]:
-            entry.update((k, row[k]) for k in ("worst_w", "worst_scenario", "live_psus"))
-    for entry in groups.values():
-        entry["nodes"] = _compress(entry["hosts"])
-    return list(groups.values())
 
 
 def render_power_md(inputs: Mapping[str, Any], layout: Mapping[str, Any], check: Optional[Mapping[str, Any]]) -> str:

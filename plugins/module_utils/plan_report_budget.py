@@ -12,12 +12,11 @@ rating) below WARN_AT ok, up to 1 warn, above over.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan_report_svg import (
     BAR_W, Ids, axis_max, bar_px, chip, data, esc, grid, line, num, pct, rect, status, svg, text)
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import cap_cost
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import cap_cost, psu_rows
 
 LABEL_W = 150.0
 
@@ -45,20 +44,6 @@ def rack_budget_chart(ids: Ids, fit: Mapping[str, Any], planned_w: Any) -> str:
     body.append(text(x + 4, top + 62, "budget %s W" % num(budget), "sub"))
     desc = "rack %s: %s against a budget of %s W" % (fit["name"], ", ".join(words), num(budget))
     return svg(ids, x0 + BAR_W + 480, top + 68, "Rack %s: draw against its power budget" % fit["name"], desc, body, "budget")
-
-
-def psu_rows(psu_loads: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
-    """One row per node type (a load is its own row): the worst PSU load of its nodes."""
-    groups: Dict[str, Dict[str, Any]] = {}
-    for row in psu_loads:
-        what = row["node"] if row.get("node_type") in ("load", "", None) else row["node_type"]
-        entry = groups.setdefault(what, dict(row, what=what, hosts=[]))
-        entry["hosts"].append(row["node"])
-        if row["worst_w"] > entry["worst_w"]:
-            entry.update((k, row[k]) for k in ("worst_w", "worst_scenario", "live_psus"))
-    for entry in groups.values():
-        entry["nodes"] = compress_hostlist(entry["hosts"])
-    return list(groups.values())
 
 
 def psu_chart(ids: Ids, rows: Sequence[Mapping[str, Any]]) -> str:

@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist
 
 _TOP_KEYS = ("racks",)
 _RACK_KEYS = ("name", "budget_w", "nodes", "loads")
@@ -182,3 +183,17 @@ def cap_cost(cap: Any, gpu_w: Any) -> str:
             "more (dense training at full tensor-core load does) is slowed by the GPU lowering its clocks until it draws %s W, "
             "so expect lower training throughput. A rack with room for every node at full power has no such cost."
             % (cap, "%.1f" % (100.0 * cap / gpu_w), gpu_w, cap, cap))
+
+
+def psu_rows(psu_loads: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """One row per node type (a load is its own row): the worst PSU load of its nodes."""
+    groups: Dict[str, Dict[str, Any]] = {}
+    for row in psu_loads:
+        what = row["node"] if row.get("node_type") in ("load", "", None) else row["node_type"]
+        entry = groups.setdefault(what, dict(row, what=what, hosts=[]))
+        entry["hosts"].append(row["node"])
+        if row["worst_w"] > entry["worst_w"]:
+            entry.update((k, row[k]) for k in ("worst_w", "worst_scenario", "live_psus"))
+    for entry in groups.values():
+        entry["nodes"] = compress_hostlist(entry["hosts"])
+    return list(groups.values())
