@@ -756,7 +756,7 @@ def plan(pol: Policy, state: State, jobs: Optional[Sequence[Job]] = None, jobs_u
     for item in _parents_first(pol.accounts):
         obj = "account %s" % item.name
         row = state.account_assocs.get(item.name)
-        record = state.accounts.get(item.name) if row is not None else None
+        record = state.accounts.get(item.name)  # the record outlives its associations: it may be there without one
         parent_after = assoc_after(item.parent)
         rec_changes: List[Change] = []
         rec_args, _rec = _fields(obj, ACCOUNT_RECORD_FIELDS, item.values, record, None, rec_changes)
@@ -766,8 +766,11 @@ def plan(pol: Policy, state: State, jobs: Optional[Sequence[Job]] = None, jobs_u
             changes.extend(rec_changes)
             assoc_args, after_assoc[item.name] = _fields(obj, ASSOC_FIELDS, item.values, None, parent_after, changes)
             _fill_inherited(after_assoc[item.name], parent_after)
-            result.commands.append(RUN + ["add", "account", item.name, "cluster=" + cluster,
-                                          "Parent=" + item.parent] + rec_args + assoc_args)
+            # sacctmgr's add leaves an existing record's description and organization as they are
+            result.commands.append(RUN + ["add", "account", item.name, "cluster=" + cluster, "Parent=" + item.parent]
+                                   + (rec_args if record is None else []) + assoc_args)
+            if record is not None and rec_args:
+                result.commands.append(RUN + ["modify", "account", "where", "name=" + item.name, "set"] + rec_args)
             continue
         if row["ParentName"] != item.parent:
             changes.append(Change(obj, "Parent", row["ParentName"], item.parent))

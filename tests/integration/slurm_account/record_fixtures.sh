@@ -58,13 +58,13 @@ said refuse-delete-unknown-user -i delete user where name=nosuch cluster=lab
 # a running job in account ml: squeue's view, and sacctmgr's refusal to delete the account under it
 s add user root cluster=lab account=ml
 x sbatch -A ml -q normal -o /dev/null --wrap "sleep 600" >/dev/null
-for i in $(seq 30); do x squeue --noheader -t R -o %i | grep -q . && break; sleep 1; done
+for _ in $(seq 30); do x squeue --noheader -t R -o %i | grep -q . && break; sleep 1; done
 x sbatch -A ml -q normal -o /dev/null -w gpu01 --exclusive --wrap "sleep 600" >/dev/null
 sleep 1
 x squeue --noheader --all --format='%i|%u|%a|%q|%T' >"$out/jobs.squeue.txt"
 said refuse-delete-account-with-job -i delete account where name=ml cluster=lab
 x scancel -u root
-for i in $(seq 30); do x squeue --noheader -o %i | grep -q . || break; sleep 1; done
+for _ in $(seq 30); do x squeue --noheader -o %i | grep -q . || break; sleep 1; done
 s delete user where name=root account=ml cluster=lab
 # accounts with users and sub-accounts: sacctmgr 22.05 deletes them all (the module refuses without force)
 said delete-account-with-users -i delete account where name=research cluster=lab

@@ -514,3 +514,17 @@ def test_wrong_shapes_at_the_top_never_raise_a_raw_exception(value):
                        st.integers(0, 2**40), min_size=1))
 def test_tres_printed_reads_back(value):
     assert sa.read_tres(sa.show_tres(value)) == value
+
+
+def test_an_account_record_left_from_before_gets_its_description_apart():
+    """sacctmgr keeps an account's record (description, organization) when its last association is deleted; its
+    add then creates the association only. Spliced: the defaults state with the 'policy' record of research."""
+    outputs = {show: recorded("defaults.show-%s.txt" % show) for show in SHOWS}
+    outputs["account"] += "research|research dept|acme labs\n"
+    old = sa.read_state("lab", outputs)
+    params = {"cluster": "lab", "accounts": [{"name": "research", "description": "Research"}]}
+    got = sa.plan(sa.policy(params), old, [])
+    assert got.commands == [I + ["add", "account", "research", "cluster=lab", "Parent=root"],
+                            I + ["modify", "account", "where", "name=research", "set", "Description=research"]]
+    assert got.changes[2].as_dict() == {"object": "account research", "field": "Description",
+                                        "before": "research dept", "after": "research"}
