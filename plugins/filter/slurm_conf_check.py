@@ -40,10 +40,14 @@ description:
     without preempt/qos; C(AccountingStorageEnforce) without C(AccountingStorageType) among the settings (the
     slurm role writes it in its template)."
   - "With O(cluster): C(MaxJobCount) (or Slurm's default 10000 when unset) below the node count is refused;
-    below 3 x the jobs that can run at once (the CPUs, or the GPUs or nodes when no CPU count is given) is
-    warned: slurmctld counts pending, running and completed (MinJobAge) jobs and every array task against
-    C(MaxJobCount), so a full cluster needs room for its running jobs, as many pending ones and the
-    just-completed ones. C(PreemptMode) SUSPEND on a cluster with GPUs is warned (suspended jobs keep their GRES)."
+    below 3 x the jobs that can run at once is warned. The jobs that can run at once are the CPUs (every job
+    holds at least one CPU, GPU jobs included), or the GPUs or nodes where those are more (when no CPU count is
+    given). Why 3: slurmctld counts pending, running and completed jobs (completed ones for C(MinJobAge), default
+    300 s) and every array task against C(MaxJobCount) and refuses submissions beyond it (slurm.conf.5,
+    high_throughput.html), so a full cluster needs one record for each running job, at least one pending job
+    per running one for the scheduler and backfill to start next, and one for the job that just completed there.
+    Slurm's default 10000 passes on clusters up to 3333 CPUs. C(PreemptMode) SUSPEND on a cluster with GPUs is
+    warned (suspended jobs keep their GRES)."
   - "With O(qos): C(PreemptType=preempt/qos) with no present QOS that preempts another is refused (nothing
     would ever be preempted); a QOS with preempt_mode suspend without GANG in C(PreemptMode), or preempting
     itself, is refused; QOS limits without C(limits) (or safe/all) in C(AccountingStorageEnforce) are refused

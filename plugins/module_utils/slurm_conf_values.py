@@ -105,8 +105,10 @@ QOS_LIMIT_FIELDS = ("max_jobs_per_user", "max_submit_jobs_per_user", "max_tres_p
 
 
 def _hours(minutes: int) -> str:
-    hours = minutes / 60.0
-    return ("%d hours" % hours) if hours == int(hours) else ("%.1f hours" % hours)
+    """3600 -> '60 hours', 90 -> '1 hour 30 minutes'."""
+    hours, rest = divmod(minutes, 60)
+    text = "%d hour%s" % (hours, "" if hours == 1 else "s")
+    return text if not rest else "%s %d minute%s" % (text, rest, "" if rest == 1 else "s")
 
 
 def time_seconds(key: str, value: Any, infinite_ok: bool = True) -> Optional[int]:
@@ -161,7 +163,8 @@ def _words(key: str, value: Any) -> List[str]:
     else:
         raise SlurmConfError("slurm.conf %s=%r: expected a comma-separated string or a list of strings, got a %s"
                              % (key, value, type(value).__name__))
-    return [item.strip() for item in items]
+    # Slurm splits with strtok_r(",") (empty items are skipped); blanks stay part of a word.
+    return [item for item in items if item]
 
 
 def preempt_mode(value: Any) -> Tuple[str, bool, bool]:
@@ -190,6 +193,11 @@ def preempt_mode(value: Any) -> Tuple[str, bool, bool]:
     return mode, gang, within
 
 
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _show(value: Any) -> str:
     return ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
 
@@ -199,7 +207,7 @@ def check_cluster(cluster: Any) -> Dict[str, int]:
     where = "cluster"
     if not isinstance(cluster, Mapping):
         raise SlurmConfError("cluster must be a mapping with %s (whole numbers >= 0, totals for the cluster), got "
-                             "%r of type %s" % (", ".join(CLUSTER_FIELDS), cluster, type(cluster).__name__))
+                             "%s of type %s" % (", ".join(CLUSTER_FIELDS), _brief(cluster), type(cluster).__name__))
     input_rules.mapping(where, cluster, SlurmConfError, optional=CLUSTER_FIELDS)
     sizes = {}
     for field in CLUSTER_FIELDS:
@@ -214,13 +222,13 @@ def check_qos(qos: Any) -> List[Dict[str, Any]]:
     are checked; the others are the module's business and pass through)."""
     if isinstance(qos, (str, bytes)) or not isinstance(qos, (list, tuple)):
         raise SlurmConfError("qos must be a list of QOS mappings (name, preempt, preempt_mode, ... as "
-                             "gpufleet.cluster.slurm_account takes them), got %r of type %s" % (qos, type(qos).__name__))
+                             "gpufleet.cluster.slurm_account takes them), got %s of type %s" % (_brief(qos), type(qos).__name__))
     out, seen = [], set()
     for index, item in enumerate(qos):
         where = "qos[%d]" % index
         if not isinstance(item, Mapping):
-            raise SlurmConfError("%s must be a mapping with at least a name, got %r of type %s"
-                                 % (where, item, type(item).__name__))
+            raise SlurmConfError("%s must be a mapping with at least a name, got %s of type %s"
+                                 % (where, _brief(item), type(item).__name__))
         name = input_rules.check("slurm_name", where + " name", item.get("name"), SlurmConfError)
         where = "qos %s" % name
         if name.lower() in seen:
@@ -441,12 +449,12 @@ def _timeouts(out: Mapping[str, Any]) -> List[str]:
                                  % (key, value, _TIMEOUT_MAX, _TIMEOUT_MAX))
     interval = _number(out, "HealthCheckInterval")
     slurmd = _number(out, "SlurmdTimeout")
-    if "HealthCheckProgram" in out and not interval:
+    if "HealthCheckProgram" in out and not interval and (interval is not None or "HealthCheckInterval" not in out):
         raise SlurmConfError(
-            "slurm.conf HealthCheckProgram=%s with HealthCheckInterval %s: slurmd runs the program only when "
+            "slurm.conf HealthCheckProgram=%s with HealthCheckInterval%s: slurmd runs the program only when "
             "HealthCheckInterval is above 0 (slurmd.c run_script_health_check), not even at start; give "
             "HealthCheckInterval in seconds (e.g. 300) or drop HealthCheckProgram"
-            % (out["HealthCheckProgram"], "=0" if "HealthCheckInterval" in out else "unset (0)"))
+            % (out["HealthCheckProgram"], "=0" if "HealthCheckInterval" in out else " unset (0)"))
     if interval and interval < HEALTH_CHECK_KILL_SECONDS:
         warnings.append(
             "slurm.conf HealthCheckInterval=%d: slurmd lets each health check run for up to %d s before killing it "
@@ -484,6 +492,7 @@ def _job_count(out: Mapping[str, Any], sizes: Optional[Mapping[str, int]]) -> Li
         return []
     count = DEFAULT_MAX_JOB_COUNT if value is None else value
     shown = "MaxJobCount=%d" % count if value is not None else "MaxJobCount unset (Slurm's default %d)" % count
+    wanted, running, unit = _wanted(sizes)
     if count < sizes["nodes"]:
         raise SlurmConfError(
             "slurm.conf %s is below the cluster's %d nodes: MaxJobCount is the controller-wide total of jobs it "
@@ -491,23 +500,19 @@ def _job_count(out: Mapping[str, Any], sizes: Optional[Mapping[str, int]]) -> Li
             "not even run one job per node and further submissions are refused. Allowed: at least %d; "
             "recommended at least %d (%d x the %d jobs that can run at once); per-user limits are QOS or "
             "association limits (MaxJobsPerUser, MaxSubmitJobsPerUser)"
-            % (shown, sizes["nodes"], sizes["nodes"], _wanted(sizes)[0], JOB_COUNT_MULTIPLE, _wanted(sizes)[1]))
-    wanted, running, unit = _wanted(sizes)
+            % (shown, sizes["nodes"], sizes["nodes"], wanted, JOB_COUNT_MULTIPLE, running))
     if count < wanted:
         return ["slurm.conf %s is below %d, %d x the %d jobs that can run at once (one per %s); MaxJobCount is "
                 "the total for the whole cluster, not per user: slurmctld counts pending, running and completed jobs "
-                "(kept MinJobAge, default 300 s) and every array task against it, and refuses submissions beyond it. Raise it to at least %d (Slurm's default is %d); per-user "
-                "limits are QOS or association limits" % (shown, wanted, JOB_COUNT_MULTIPLE, running, unit, wanted,
-                                                          DEFAULT_MAX_JOB_COUNT)]
+                "(kept MinJobAge, default 300 s) and every array task against it, and refuses submissions beyond "
+                "it. Raise it to at least %d (Slurm's default is %d); per-user limits are QOS or association limits"
+                % (shown, wanted, JOB_COUNT_MULTIPLE, running, unit, wanted, DEFAULT_MAX_JOB_COUNT)]
     return []
 
 
 def _wanted(sizes: Mapping[str, int]) -> Tuple[int, int, str]:
-    """(recommended minimum, jobs that can run at once, what bounds them)."""
-    if sizes["cpus"] >= sizes["gpus"] and sizes["cpus"] > 0:
-        running, unit = sizes["cpus"], "CPU: the smallest job takes one, GPU jobs included"
-    elif sizes["gpus"] > 0:
-        running, unit = sizes["gpus"], "GPU"
-    else:
-        running, unit = sizes["nodes"], "node"
+    """(recommended minimum, jobs that can run at once, what bounds them): the CPUs (every job holds at least one,
+    GPU jobs included), or the GPUs or the nodes where those are more (a count not given is 0)."""
+    running, unit = max((sizes["cpus"], 2, "CPU: the smallest job takes one, GPU jobs included"),
+                        (sizes["gpus"], 1, "GPU"), (sizes["nodes"], 0, "node"))[0::2]
     return JOB_COUNT_MULTIPLE * running, running, unit
