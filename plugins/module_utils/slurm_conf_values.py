@@ -306,9 +306,9 @@ def _priority(out: Mapping[str, Any], release: str, minutes: Mapping[str, Option
             "slurm.conf PriorityDecayHalfLife=%s turns usage decay off, and PriorityUsageResetPeriod is %s, so "
             "usage would only ever grow (slurm.conf.5: 'If set to 0 PriorityUsageResetPeriod must be set to some "
             "interval'; slurmctld refuses it when the reset period is unset). Give a half-life such as 7-0, or a "
-            "PriorityUsageResetPeriod of %s" % (out["PriorityDecayHalfLife"],
-                                                 "NONE" if "PriorityUsageResetPeriod" in out else "not set",
-                                                 ", ".join(RESET_PERIODS[1:])))
+            "PriorityUsageResetPeriod of %s"
+            % (out["PriorityDecayHalfLife"], "NONE" if "PriorityUsageResetPeriod" in out else "not set",
+               ", ".join(RESET_PERIODS[1:])))
     period = minutes.get("PriorityCalcPeriod")
     if period is not None and half_life and period >= half_life:
         raise SlurmConfError(
