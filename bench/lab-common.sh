@@ -11,7 +11,7 @@ bench_setup() {
   inv=$root/.build/${name#gpufleet-}-inventory
   mkdir -p bench/results .build
   out=bench/results/$1-$(date -u +%Y%m%dT%H%M%SZ).txt
-  trap 'python3 lab/lab.py down --name $name --inventory $inv >/dev/null 2>&1 || true' EXIT
+  trap 'python3 lab/lab.py down --name "$name" --inventory "$inv" >/dev/null 2>&1 || true' EXIT
   echo "# $(date -u) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, load average $(cut -d" " -f1-3 /proc/loadavg)" | tee "$out"
 }
 secs() { local t0; t0=$(date +%s.%N); "$@" >>"$out.log" 2>&1; python3 -c "print($(date +%s.%N) - $t0)"; }

@@ -86,9 +86,11 @@ timed() {
 }
 
 fresh_lab() {
-  python3 lab/lab.py down --name "$name" --inventory "$inv" >>"$out.log" 2>&1
-  python3 lab/lab.py up --name "$name" --inventory "$inv" --computes "$1" --logins 0 >>"$out.log" 2>&1
-  ansible-playbook -i "$inv" playbooks/common.yml >>"$out.log" 2>&1
+  {
+    python3 lab/lab.py down --name "$name" --inventory "$inv"
+    python3 lab/lab.py up --name "$name" --inventory "$inv" --computes "$1" --logins 0
+    ansible-playbook -i "$inv" playbooks/common.yml
+  } >>"$out.log" 2>&1
 }
 
 declare -A times
@@ -114,9 +116,11 @@ done
 
 # The median of a list of figures, and the list itself when there is more than one.
 cell() {
+  local figures
+  read -ra figures <<<"$1"
   python3 -c 'import statistics, sys
 v = [float(x) for x in sys.argv[1:]]
-print(f"{statistics.median(v):.1f} s" + (" (" + ", ".join(f"{x:.1f}" for x in v) + ")" if len(v) > 1 else ""))' $1
+print(f"{statistics.median(v):.1f} s" + (" (" + ", ".join(f"{x:.1f}" for x in v) + ")" if len(v) > 1 else ""))' "${figures[@]}"
 }
 {
   echo
