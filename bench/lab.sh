@@ -12,12 +12,12 @@ if [ "${1:-}" != "--no-cold" ]; then
 fi
 row "image build, cached (recipe unchanged)" "$(secs python3 lab/lab.py images)"
 for computes in 2 8; do
-  python3 lab/lab.py down --name $name --inventory "$inv" >/dev/null
+  python3 lab/lab.py down --name "$name" --inventory "$inv" >/dev/null
   row "lab up, $computes GPU nodes (+ head + login)" \
-      "$(secs python3 lab/lab.py up --name $name --inventory "$inv" --computes $computes)"
+      "$(secs python3 lab/lab.py up --name "$name" --inventory "$inv" --computes $computes)"
   row "site.yml first converge, $computes GPU nodes" "$(secs ansible-playbook -i "$inv" playbooks/site.yml)"
   row "site.yml idempotent re-run, $computes GPU nodes" "$(secs ansible-playbook -i "$inv" playbooks/site.yml)"
   grep -E "changed=[1-9]" <(tail -20 "$out.log") && { echo "re-run changed something"; exit 1; }
-  row "lab down, $computes GPU nodes" "$(secs python3 lab/lab.py down --name $name --inventory "$inv")"
+  row "lab down, $computes GPU nodes" "$(secs python3 lab/lab.py down --name "$name" --inventory "$inv")"
 done
 echo "results: $out"

@@ -10,8 +10,8 @@ bench_setup slurm
 
 for computes in "${@:-2 8}"; do
   for n in $computes; do
-    python3 lab/lab.py down --name $name --inventory "$inv" >/dev/null
-    python3 lab/lab.py up --name $name --inventory "$inv" --computes "$n" --logins 0 >/dev/null
+    python3 lab/lab.py down --name "$name" --inventory "$inv" >/dev/null
+    python3 lab/lab.py up --name "$name" --inventory "$inv" --computes "$n" --logins 0 >/dev/null
     ansible-playbook -i "$inv" playbooks/common.yml >>"$out.log" 2>&1
     row "Slurm part, first converge, 1 controller + $n GPU nodes" "$(secs ansible-playbook -i "$inv" playbooks/slurm.yml)"
     row "Slurm part, idempotent re-run, 1 controller + $n GPU nodes" "$(secs ansible-playbook -i "$inv" playbooks/slurm.yml)"

@@ -1,0 +1,287 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: node_state
+version_added: 0.1.0
+short_description: Read a node's packages, services, paths and device files in one remote call
+description:
+  - Reads, and never changes, what a role needs to know about a node before it acts - which of some Debian packages
+    are installed (one C(dpkg-query --show)), the state of some systemd units (one C(systemctl show)), the owner,
+    group and mode of some paths, and the files that match some patterns (such as C(/dev/nvidia[0-9]*)).
+  - One module run instead of a C(command), a C(find), a C(stat) and a C(systemd_service) per unit. A role then runs
+    C(ansible.builtin.systemd_service) only for a unit that is not both enabled and active, C(ansible.builtin.file) or
+    a file-writing module only for a path whose content (SHA-256), owner, group or mode differs from what it would
+    write, and C(apt) only for a missing package; on an idempotent re-run those module runs are skipped on every host.
+  - The installed packages come back parsed (name to version), so no filter is needed on the controller.
+author:
+  - gpufleet.cluster contributors (@gpufleet)
+options:
+  packages:
+    description:
+      - Debian package names (lower-case letters, digits, C(+), C(-) and C(.)). Those dpkg reports as installed are
+        returned in RV(packages) with their versions; the others are left out.
+    type: list
+    elements: str
+    default: []
+  units:
+    description:
+      - systemd unit names (letters, digits, C(_), C(.), C(:), C(@) and C(-), not starting with C(-)); a name without
+        a suffix means the C(.service).
+    type: list
+    elements: str
+    default: []
+  paths:
+    description:
+      - Absolute paths whose type, owner, group and mode (and for a regular file, the SHA-256 of its content) are
+        returned in RV(paths) (symbolic links followed).
+    type: list
+    elements: path
+    default: []
+  globs:
+    description:
+      - Absolute patterns (C(*), C(?) and C([...]) in the path's characters) whose matches are returned in RV(globs).
+    type: list
+    elements: str
+    default: []
+attributes:
+  check_mode:
+    support: full
+    description: The module only reads; check mode changes nothing it does.
+  diff_mode:
+    support: none
+    description: It changes nothing, so there is nothing to show.
+  platform:
+    support: full
+    platforms: posix
+    description: Debian and Ubuntu (C(dpkg-query)) with systemd (C(systemctl)); each is run only when asked for.
+"""
+
+EXAMPLES = r"""
+- name: Read what the node has
+  gpufleet.cluster.node_state:
+    packages: [munge, slurmd]
+    units: [munge, slurmd]
+    paths: [/var/lib/slurm/slurmctld]
+    globs: ["/dev/nvidia[0-9]*"]
+  register: node
+
+- name: Start slurmd (only where it is not both enabled and active already)
+  ansible.builtin.systemd_service:
+    name: slurmd
+    enabled: true
+    state: started
+  when: node.units.slurmd.enabled != 'enabled' or node.units.slurmd.active != 'active'
+"""
+
+RETURN = r"""
+packages:
+  description: The packages asked for that dpkg reports as installed, each with its version (epoch kept).
+  returned: always
+  type: dict
+  sample: {munge: 0.5.15-2, slurmd: 22.05.8-4+deb12u3}
+units:
+  description:
+    - One entry per unit asked for, under the name it was asked by. A unit systemd does not know has C(load) C(not-found),
+      C(active) C(inactive) and an empty C(enabled).
+  returned: always
+  type: dict
+  sample: {slurmd: {load: loaded, active: active, sub: running, enabled: enabled}}
+  contains:
+    load:
+      description: LoadState (C(loaded), C(not-found), C(masked) ...).
+      type: str
+    active:
+      description: ActiveState (C(active), C(inactive), C(failed), C(activating) ...).
+      type: str
+    sub:
+      description: SubState (C(running), C(dead), C(exited) ...).
+      type: str
+    enabled:
+      description: UnitFileState (C(enabled), C(disabled), C(static), C(masked) ...; empty when there is no unit file).
+      type: str
+paths:
+  description: One entry per path asked for.
+  returned: always
+  type: dict
+  sample:
+    /var/lib/slurm/slurmctld: {exists: true, isdir: true, owner: slurm, group: slurm, mode: "0750"}
+    /etc/slurm/gres.conf: {exists: true, isdir: false, owner: root, group: root, mode: "0644",
+                           sha256: 3f0a0c1e7d5b3c0e1c2f6b8e1c1d0f4e9e7e4b1a2c3d4e5f60718293a4b5c6d7}
+  contains:
+    exists:
+      description: Whether the path exists.
+      type: bool
+    isdir:
+      description: Whether it is a directory.
+      type: bool
+    owner:
+      description: Owner's name (the number when it has none); absent when the path does not exist.
+      type: str
+    group:
+      description: Group's name (the number when it has none); absent when the path does not exist.
+      type: str
+    mode:
+      description: Permission bits as four octal digits; absent when the path does not exist.
+      type: str
+    sha256:
+      description: SHA-256 of the content, in hex; only for a regular file.
+      type: str
+globs:
+  description: One entry per pattern asked for, its matches sorted.
+  returned: always
+  type: dict
+  sample: {"/dev/nvidia[0-9]*": [/dev/nvidia0, /dev/nvidia1]}
+"""
+
+import glob
+import grp
+import hashlib
+import os
+import pwd
+import re
+import stat
+from typing import Any, Dict, List
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.dpkg_status import DpkgStatusError, installed_versions
+from ansible_collections.gpufleet.cluster.plugins.module_utils.file_rules import FileRuleError, absolute_path
+
+ARGUMENT_SPEC = {
+    "packages": {"type": "list", "elements": "str", "default": []},
+    "units": {"type": "list", "elements": "str", "default": []},
+    "paths": {"type": "list", "elements": "path", "default": []},
+    "globs": {"type": "list", "elements": "str", "default": []},
+}
+
+# Local rules, input_rules' conventions (fullmatch, the message names the field, the value and what is allowed).
+_PACKAGE_RE = re.compile(r"[a-z0-9][a-z0-9+.-]{1,127}")
+_PACKAGE_ALLOWED = "a Debian package name: lower-case letters, digits, '+', '-' and '.', starting with a letter or digit"
+_UNIT_RE = re.compile(r"[A-Za-z0-9_.:@][A-Za-z0-9_.:@-]{0,254}")
+_UNIT_ALLOWED = "a systemd unit name: letters, digits, '_', '.', ':', '@' and '-', not starting with '-'"
+_GLOB_RE = re.compile(r"(?:/(?!\.{1,2}(?:/|\Z))[A-Za-z0-9_.+@:~*?\[\]!-]+)+")
+_GLOB_ALLOWED = ("an absolute pattern of letters, digits, '_', '.', '+', '@', ':', '~', '-' and the wildcards '*', '?' "
+                 "and '[...]', with no '.' or '..' part")
+_DPKG_FORMAT = "${Package} ${db:Status-Status} ${Version}\n"
+_UNIT_PROPERTIES = ("LoadState", "ActiveState", "SubState", "UnitFileState")
+
+
+class NodeStateError(ValueError):
+    """An argument the module refuses."""
+
+
+def _checked(where: str, value: Any, pattern: "re.Pattern[str]", allowed: str) -> str:
+    if not isinstance(value, str) or input_rules.CONTROL_RE.search(value) or not pattern.fullmatch(value):
+        raise NodeStateError("%s: %r is not allowed; expected %s" % (where, value, allowed))
+    return value
+
+
+def check_arguments(params: Dict[str, List[str]]) -> None:
+    """Refuse any name or path that is not one, before anything runs."""
+    for index, name in enumerate(params["packages"]):
+        _checked("packages[%d]" % index, name, _PACKAGE_RE, _PACKAGE_ALLOWED)
+    for index, name in enumerate(params["units"]):
+        _checked("units[%d]" % index, name, _UNIT_RE, _UNIT_ALLOWED)
+    for index, path in enumerate(params["paths"]):
+        absolute_path("paths[%d]" % index, path, NodeStateError)
+    for index, pattern in enumerate(params["globs"]):
+        _checked("globs[%d]" % index, pattern, _GLOB_RE, _GLOB_ALLOWED)
+
+
+def parse_units(names: List[str], output: str) -> Dict[str, Dict[str, str]]:
+    """`systemctl show --property=... -- NAME...` prints one block of KEY=VALUE lines per unit, in the order asked,
+    blocks separated by an empty line. Map each asked name to its load, active, sub and enabled states."""
+    blocks = [block for block in re.split(r"\n\s*\n", output.strip("\n")) if block.strip()] if output.strip() else []
+    if len(blocks) != len(names):
+        raise NodeStateError("systemctl show printed %d blocks of properties for %d units (%s): %r"
+                             % (len(blocks), len(names), ", ".join(names), output[:500]))
+    units = {}
+    for name, block in zip(names, blocks):
+        props = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+        missing = [key for key in _UNIT_PROPERTIES if key not in props]
+        if missing:
+            raise NodeStateError("systemctl show printed no %s for %s: %r" % (", ".join(missing), name, block))
+        units[name] = {"load": props["LoadState"], "active": props["ActiveState"], "sub": props["SubState"],
+                       "enabled": props["UnitFileState"]}
+    return units
+
+
+def path_state(path: str) -> Dict[str, Any]:
+    """Type, owner, group and mode of a path (symbolic links followed)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return {"exists": False, "isdir": False}
+    try:
+        owner = pwd.getpwuid(info.st_uid).pw_name
+    except KeyError:
+        owner = str(info.st_uid)
+    try:
+        group = grp.getgrgid(info.st_gid).gr_name
+    except KeyError:
+        group = str(info.st_gid)
+    state = {"exists": True, "isdir": stat.S_ISDIR(info.st_mode), "owner": owner, "group": group,
+             "mode": "%04o" % stat.S_IMODE(info.st_mode)}
+    if stat.S_ISREG(info.st_mode):
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 16), b""):
+                digest.update(block)
+        state["sha256"] = digest.hexdigest()
+    return state
+
+
+def read_packages(module: AnsibleModule, names: List[str]) -> Dict[str, str]:
+    if not names:
+        return {}
+    argv = [module.get_bin_path("dpkg-query", required=True), "--show", "--showformat=" + _DPKG_FORMAT, *names]
+    rc, out, err = module.run_command(argv)
+    if rc not in (0, 1):  # 1: some package dpkg has never seen (no line for it)
+        module.fail_json(msg="node_state: %s failed (exit %d): %s" % (" ".join(argv[:3]), rc, (err or out).strip()))
+    try:
+        versions = installed_versions(out.splitlines())
+    except DpkgStatusError as err:
+        module.fail_json(msg="node_state: reading which of %s are installed: %s" % (", ".join(names), err))
+    return {name: versions[name] for name in names if name in versions}
+
+
+def read_units(module: AnsibleModule, names: List[str]) -> Dict[str, Dict[str, str]]:
+    if not names:
+        return {}
+    argv = [module.get_bin_path("systemctl", required=True), "show", "--property=" + ",".join(_UNIT_PROPERTIES),
+            "--", *names]
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg="node_state: systemctl show %s failed (exit %d): %s" % (" ".join(names), rc,
+                                                                                      (err or out).strip()))
+    try:
+        return parse_units(names, out)
+    except NodeStateError as err:
+        module.fail_json(msg="node_state: %s" % err)
+    return {}  # not reached: fail_json exits
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    try:
+        check_arguments(module.params)
+    except (NodeStateError, FileRuleError) as err:
+        module.fail_json(msg="node_state: refusing to read: %s" % err)
+    packages = read_packages(module, module.params["packages"])
+    units = read_units(module, module.params["units"])
+    try:
+        paths = {path: path_state(path) for path in module.params["paths"]}
+    except OSError as err:
+        module.fail_json(msg="node_state: reading the paths %s failed: %s" % (", ".join(module.params["paths"]),
+                                                                            to_native(err)))
+    globs = {pattern: sorted(glob.glob(pattern)) for pattern in module.params["globs"]}
+    module.exit_json(changed=False, packages=packages, units=units, paths=paths, globs=globs)
+
+
+if __name__ == "__main__":
+    main()
