@@ -60,6 +60,8 @@ refused "MaxConcurrentJobs" --tags slurm -e '{"slurm_conf_extra": {"MaxConcurren
 refused "partition gpu references node(s) gpu[03-09] that have no NodeName line" --tags slurm -e '{"slurm_partitions": [{"name": "gpu", "nodes": "gpu[01-09]", "default": true}]}'
 refused "lacks /dev/nvidia8" --tags slurm -e slurm_gpu_count=9
 refused "slurm_db_password (from the vault)" --tags slurm -e slurm_db_password=
+refused "user dave names the QOS gold, which slurm_qos does not define" --tags slurm \
+  -e '{"slurm_users": [{"name": "dave", "default_account": "vision", "qos": ["gold"]}]}'
 
 echo "== one slice of an AWX sliced job (part of the inventory, a workflow job named after the template) is refused"
 python3 tests/e2e/awx_runner.py --inventory "$inv" --playbook playbooks/site.yml --ident slice --log "$logs/slice.log" \
@@ -71,6 +73,9 @@ pytest -q -p no:cacheprovider tests/e2e/test_lab.py tests/e2e/test_slurm.py --an
 
 echo "== validate.yml: the checks that have their hardware pass, the others say what is missing; a failure drains"
 "$root/tests/e2e/validate.sh" "$name" "$inv"
+
+echo "== the accounting policy with real jobs: a per-user limit, a user not in accounting, preemption, fair share, a hand change"
+pytest -q -p no:cacheprovider tests/e2e/test_slurm_policy.py --ansible-inventory "$inv/hosts.yml" --connection ansible
 
 echo "== a GPU node added to the inventory joins; a job running elsewhere keeps running"
 job=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command \
