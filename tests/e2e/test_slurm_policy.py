@@ -166,8 +166,8 @@ def test_a_hand_change_is_reported_by_check_mode_and_undone_by_a_run(lab):
     assert _max_jobs_pu(login) == "5"
     out, recap = _policy_run(lab["inventory"], "--check", "--diff")
     assert sum(recap.values()) == 1, recap
-    text = " ".join(out.split())
-    assert "MaxJobsPerUser" in text and re.search(r"\b5\b.*\b2\b", text), out[-4000:]
+    assert re.search(r"^-qos normal: MaxJobsPerUser = 5$", out, re.M) and re.search(r"^\+qos normal: MaxJobsPerUser = 2$", out, re.M), \
+        out[-4000:]
     assert _max_jobs_pu(login) == "5", "check mode changed accounting"
     out, recap = _policy_run(lab["inventory"])
     assert sum(recap.values()) == 1, recap
