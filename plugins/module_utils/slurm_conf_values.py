@@ -432,10 +432,11 @@ def _enforce(out: Mapping[str, Any], policy: Optional[Sequence[Mapping[str, Any]
                    if q["state"] == "present" and q["limits"]]
         if limited and "limits" not in enforced:
             raise SlurmConfError(
-                "QOS limits are set (%s) but slurm.conf AccountingStorageEnforce=%s does not include limits "
+                "QOS limits are set (%s) but slurm.conf %s does not include limits "
                 "(or safe or all): Slurm would not enforce any of them (slurm.conf.5 AccountingStorageEnforce). "
                 "Set AccountingStorageEnforce=associations,limits,qos"
-                % ("; ".join(limited), _show(value) if value is not None else "is unset"))
+                % ("; ".join(limited), ("AccountingStorageEnforce=" + _show(value)) if value is not None
+                   else "AccountingStorageEnforce (unset)"))
     return warnings
 
 

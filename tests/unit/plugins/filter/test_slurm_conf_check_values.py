@@ -90,6 +90,10 @@ def _inventory_cases():
             cluster = {"nodes": count, "cpus": count * int(nodes_vars["slurm_node_cpus"]),
                        "gpus": count * int(nodes_vars["slurm_gpu_count"])}
             settings_ = dict(defaults["slurm_conf_defaults"])
+            # The accounting keys the role adds (roles/slurm/vars/main.yml __slurm_accounting_conf).
+            settings_.update({"AccountingStorageType": "accounting_storage/slurmdbd", "AccountingStorageHost": "head",
+                              "AccountingStorageTRES": "gres/gpu",
+                              "AccountingStorageEnforce": ",".join(defaults["slurm_accounting_enforce"])})
             settings_.update(group_vars.get("slurm_conf_extra") or {})
             qos = group_vars.get("slurm_qos")
             cases.append(pytest.param(settings_, cluster, qos, id="%s-%d-nodes" % (name, count)))
@@ -107,7 +111,8 @@ def test_the_reference_design_figures():
 def test_role_defaults_and_inventories_pass(settings_, cluster, qos, release):
     result = slurm_conf_check(settings_, "slurm.conf", release, cluster=cluster, qos=qos)
     assert result["warnings"] == []
-    assert "PreemptMode=CANCEL" in result["lines"] and "PriorityDecayHalfLife=7-0" in result["lines"]
+    assert "PreemptMode=%s" % settings_["PreemptMode"] in result["lines"] and "PriorityDecayHalfLife=7-0" in result["lines"]
+    assert "AccountingStorageEnforce=associations,limits,qos" in result["lines"]
 
 
 # ---------------------------------------------------------------- hostile input in the new arguments

@@ -300,13 +300,13 @@ def test_enforce_nojobs_with_limits_warns():
         "records for sacct or usage reports while limits are enforced"]
 
 
-@pytest.mark.parametrize("enforce, shown", [(None, "is unset"), ("associations", "associations"),
-                                            ("associations,qos", "associations,qos"), ("wckeys", "wckeys")])
+@pytest.mark.parametrize("enforce, shown", [(None, r" \(unset\)"), ("associations", "=associations"),
+                                            ("associations,qos", "=associations,qos"), ("wckeys", "=wckeys")])
 def test_qos_limits_need_limits_enforced(enforce, shown):
     settings = dict(PREEMPT, AccountingStorageType="accounting_storage/slurmdbd")
     if enforce:
         settings["AccountingStorageEnforce"] = enforce
-    refused(r"^QOS limits are set \(normal \(max_jobs_per_user\)\) but slurm\.conf AccountingStorageEnforce=%s does "
+    refused(r"^QOS limits are set \(normal \(max_jobs_per_user\)\) but slurm\.conf AccountingStorageEnforce%s does "
             r"not include limits" % shown, settings, qos=[NORMAL, HIGH])
 
 
