@@ -179,6 +179,10 @@ def format_latency(value: Any, where: str) -> str:
         raise _fail(where, "latency %r is not a finite number 0..%g (microseconds)" % (value, MAX_LATENCY_US))
     if "e" in text.lower():
         text = ("%.9f" % number).rstrip("0").rstrip(".")
+        if float(text) != number:  # e.g. 1.45e-260 would be written as 0: refuse rather than change it
+            raise _fail(where, "latency %r cannot be written as a plain decimal with up to 9 fraction digits "
+                               "(it would read back as %s); allowed: a decimal 0..%g (microseconds)"
+                        % (value, text, MAX_LATENCY_US))
     return text
 
 

@@ -173,3 +173,10 @@ def test_property_net_attributes_read_back(name, speed, port, latency, guid):
         assert int(attrs["guid"], 16) == expected
     # Nothing but the attributes given (and dev) on the line.
     assert set(attrs) == set(net) | {"dev"}
+
+
+@pytest.mark.parametrize("latency", [1.45e-260, 1.234567891234e-5])
+def test_a_latency_no_plain_decimal_keeps_is_refused(latency):
+    """Found by the property above: a tiny float was written as 0 (a changed value, not a refusal)."""
+    with pytest.raises(AnsibleFilterError, match="cannot be written as a plain decimal with up to 9 fraction digits"):
+        nccl_topology_xml(layout(name="mlx5_0", latency=latency))
