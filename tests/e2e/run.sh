@@ -23,6 +23,13 @@ python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes "${E2
 cd "$root"
 play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
 
+# The users of the lab's accounting policy (inventories/lab/group_vars/all/slurm.yml) and one who is not in it, with
+# the same uid on every node, before the converge, as a site's directory has them (tests/e2e/test_slurm_policy.py).
+for user in alice:2101 bob:2102 carol:2103 mallory:2104; do
+  ansible -i "$inv" cluster -o -m ansible.builtin.user -a "name=${user%:*} uid=${user#*:} create_home=false shell=/bin/sh" \
+    >"$logs/users.log" 2>&1 || { cat "$logs/users.log"; exit 1; }
+done
+
 echo "== converge: gpufleet.cluster.site from the collection installed next to its declared dependencies alone"
 # tests/install/run.sh install: the tarball installed into an empty collections path with exactly galaxy.yml's
 # dependencies (offline, from the ansible bundle), nothing else visible; run from outside the checkout with

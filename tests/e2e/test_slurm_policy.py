@@ -13,8 +13,8 @@ vision) proven with real jobs of real users, on the converged lab. Run by tests/
 - after that, sshare gives alice a lower fair-share factor than carol, who ran nothing;
 - a hand change made with sacctmgr is reported by a check run (with its diff) and undone by a real run.
 
-The users' Linux accounts are made here (a real cluster has them from its directory; the role does not create
-them), with the same uid on every node, and removed at the end with their jobs.
+The users' Linux accounts are made by tests/e2e/run.sh before the converge, with the same uid on every node (a real
+cluster has them from its directory; the role does not create them). Their jobs are cancelled at the end.
 """
 import os
 import re
@@ -33,16 +33,16 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def lab(request):
     inventory = request.config.option.ansible_inventory
     runner = testinfra.utils.ansible_runner.AnsibleRunner(inventory)
-    nodes = [testinfra.get_host(f"ansible://{h}", ansible_inventory=inventory) for h in runner.get_hosts("cluster")]
-    for node in nodes:
+    # The users' Linux accounts exist on every node before the converge (tests/e2e/run.sh makes them right after
+    # `lab up`, as a site's directory has them): slurmctld maps accounting's names to uids when it loads them.
+    for host in runner.get_hosts("cluster"):
+        node = testinfra.get_host(f"ansible://{host}", ansible_inventory=inventory)
         for user, uid in USERS.items():
-            node.check_output(f"id -u {user} >/dev/null 2>&1 || useradd --uid {uid} --no-create-home --shell /bin/sh {user}")
+            assert node.user(user).exists and node.user(user).uid == uid, f"{host} lacks the Linux user {user} ({uid})"
     login = testinfra.get_host(f"ansible://{runner.get_hosts('login_nodes')[0]}", ansible_inventory=inventory)
     yield {"login": login, "computes": runner.get_hosts("gpu_nodes"), "inventory": os.path.dirname(inventory)}
-    login.run("scancel --user alice,bob,carol,mallory")
-    for node in nodes:
-        for user in USERS:
-            node.run(f"userdel {user}")
+    for user in USERS:
+        login.run(f"scancel --user {user}")
 
 
 def _until(what, check, timeout=90):
@@ -68,7 +68,8 @@ def _jobs(login, user):
 
 
 def _cancel_and_wait(login, *users):
-    login.run(f"scancel --user {','.join(users)}")
+    for user in users:  # scancel takes one --user
+        login.run(f"scancel --user {user}")
     _until(f"the jobs of {', '.join(users)} gone", lambda: all(not _jobs(login, u) for u in users))
 
 
