@@ -14,7 +14,7 @@ names a mutant after the file's path, so each module runs in its own staging tre
         collections/ansible_collections/gpufleet/cluster -> ../../..  (as in the checkout), and links
         to every other top-level entry of the checkout (roles, inventories, docs, ...) for tests that read them.
 
-Tests per module: every unit test file that imports the module (grep); mutmut then runs, for each
+Tests per module: every unit test file that imports the module or a plugin using it (grep); mutmut then runs, for each
 mutant, only the tests that called the mutated function (its trampoline records the calls).
 
     python tests/mutation/run.py [MODULE ...]     default: all of CORE
@@ -41,14 +41,36 @@ CORE = [
 SKIP_TOP = {"plugins", "tests", "collections", ".build", ".git", ".venv", ".hypothesis", ".pytest_cache"}
 
 
+def _imports(kind, name):
+    """A regex for the spellings that import plugins/<kind>/<name>.py (tests and plugins alike)."""
+    k, n = re.escape(kind), re.escape(name)
+    return re.compile(r"plugins\.%s\.%s\b|plugins\.%s import [^\n]*\b%s\b|plugins\.%s import \(\s*[^)]*\b%s\b"
+                      % (k, n, k, n, k, n))
+
+
+def users(module):
+    """(kind, name) of the module and of every plugin that imports it, directly or through another plugin."""
+    plugins = {(p.parent.name, p.stem): p.read_text(encoding="utf-8")
+               for kind in ("module_utils", "filter", "modules")
+               for p in sorted((ROOT / "plugins" / kind).glob("*.py")) if p.stem != "__init__"}
+    found, todo = {("module_utils", module)}, [("module_utils", module)]
+    while todo:
+        pattern = _imports(*todo.pop())
+        for key, text in plugins.items():
+            if key not in found and pattern.search(text):
+                found.add(key)
+                todo.append(key)
+    return found
+
+
 def tests_for(module):
-    """Unit test files that import the module, by any of the spellings used in tests/unit."""
-    pattern = re.compile(
-        r"module_utils\.%s\b|module_utils import [^\n]*\b%s\b|module_utils import \(\s*[^)]*\b%s\b"
-        % ((re.escape(module),) * 3))
+    """Unit test files that import the module, or a plugin that uses it (a filter, a module, another module_utils):
+    mutmut runs, for each mutant, only those of them that called the mutated function."""
+    patterns = [_imports(kind, name) for kind, name in sorted(users(module))]
     found = []
     for path in sorted((ROOT / "tests" / "unit").rglob("test_*.py")):
-        if pattern.search(path.read_text(encoding="utf-8")):
+        text = path.read_text(encoding="utf-8")
+        if any(p.search(text) for p in patterns):
             found.append(str(PKG / path.relative_to(ROOT)))
     return found
 
