@@ -540,8 +540,8 @@ def read_state(cluster: str, outputs: Mapping[str, str]) -> State:
     state = State(cluster)
     state.clusters = {row["Cluster"] for row in parse_rows(outputs.get("cluster", ""), CLUSTER_COLUMNS, "show cluster")}
     state.qos = {row["Name"]: row for row in parse_rows(outputs.get("qos", ""), QOS_COLUMNS, "show qos")}
-    state.accounts = {row["Account"]: row for row in parse_rows(outputs.get("account", ""), ACCOUNT_COLUMNS,
-                                                                 "show account")}
+    account_rows = parse_rows(outputs.get("account", ""), ACCOUNT_COLUMNS, "show account")
+    state.accounts = {row["Account"]: row for row in account_rows}
     state.users = {row["User"]: row for row in parse_rows(outputs.get("user", ""), USER_COLUMNS, "show user")}
     for row in parse_rows(outputs.get("assoc", ""), ASSOC_COLUMNS, "show assoc"):
         if row["Partition"]:

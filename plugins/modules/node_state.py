@@ -257,8 +257,8 @@ def read_units(module: AnsibleModule, names: List[str]) -> Dict[str, Dict[str, s
             "--", *names]
     rc, out, err = module.run_command(argv)
     if rc != 0:
-        module.fail_json(msg="node_state: systemctl show %s failed (exit %d): %s" % (" ".join(names), rc,
-                                                                                      (err or out).strip()))
+        module.fail_json(msg="node_state: systemctl show %s failed (exit %d): %s"
+                             % (" ".join(names), rc, (err or out).strip()))
     try:
         return parse_units(names, out)
     except NodeStateError as err:
@@ -277,8 +277,8 @@ def main() -> None:
     try:
         paths = {path: path_state(path) for path in module.params["paths"]}
     except OSError as err:
-        module.fail_json(msg="node_state: reading the paths %s failed: %s" % (", ".join(module.params["paths"]),
-                                                                            to_native(err)))
+        module.fail_json(msg="node_state: reading the paths %s failed: %s"
+                             % (", ".join(module.params["paths"]), to_native(err)))
     globs = {pattern: sorted(glob.glob(pattern)) for pattern in module.params["globs"]}
     module.exit_json(changed=False, packages=packages, units=units, paths=paths, globs=globs)
 

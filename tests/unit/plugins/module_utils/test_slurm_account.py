@@ -285,8 +285,8 @@ def test_removals_come_last_users_then_accounts_children_first_then_qos():
               "qos": [{"name": "high", "state": "absent"}],
               "accounts": [{"name": "research", "state": "absent"}, {"name": "hpc", "state": "absent"},
                            {"name": "ml", "state": "absent"}, {"name": "extra", "state": "absent"}],
-              "users": [{"name": "alice", "state": "absent"}, {"name": "bob", "default_account": "hpc",
-                                                             "accounts": ["hpc"]}]}
+              "users": [{"name": "alice", "state": "absent"},
+                        {"name": "bob", "default_account": "hpc", "accounts": ["hpc"]}]}
     with pytest.raises(sa.SlurmAccountError, match="user bob: account 'hpc' is neither"):
         plan_of(params, "policy")
     params["users"][1] = {"name": "bob", "state": "absent"}

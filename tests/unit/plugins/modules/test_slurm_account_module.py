@@ -187,8 +187,7 @@ def test_ansible_refuses_what_the_spec_does_not_allow(run_main, slurm):
 def test_unreadable_show_fails(run_main, slurm, monkeypatch):
     slurm("policy")
     monkeypatch.setattr(module.AnsibleModule, "run_command",
-                        lambda self, argv, **kw: (1, "", "sacctmgr: error: Problem talking to the database: "
-                                                        "Connection refused\n"))
+                        lambda self, argv, **kw: (1, "", "sacctmgr: error: Problem talking to the database: Connection refused\n"))
     result = run_main(module, {"cluster": "lab"})
     assert result["failed"] is True
     assert result["msg"] == ("slurm_account: reading the accounting database failed: sacctmgr --noheader --parsable2 "
