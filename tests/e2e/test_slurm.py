@@ -6,11 +6,12 @@
 import base64
 import os
 import re
-import time
 
 import pytest
 import testinfra
 import testinfra.utils.ansible_runner
+
+from lab_wait import until as _until  # tests/e2e is on the path pytest runs these from
 
 
 @pytest.fixture(scope="module")
@@ -28,16 +29,6 @@ def lab(request):
         "all": [node(h) for h in runner.get_hosts("cluster")],
         "node": node,
     }
-
-
-def _until(what, check, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
-        time.sleep(2)
 
 
 def test_every_compute_node_is_idle(lab):

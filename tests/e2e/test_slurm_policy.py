@@ -25,6 +25,8 @@ import pytest
 import testinfra
 import testinfra.utils.ansible_runner
 
+from lab_wait import until as _until  # tests/e2e is on the path pytest runs these from
+
 USERS = {"alice": 2101, "bob": 2102, "carol": 2103, "mallory": 2104}
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -45,16 +47,6 @@ def lab(request):
         login.run(f"scancel --user {user}")
 
 
-def _until(what, check, timeout=90):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
-        time.sleep(2)
-
-
 def _submit(login, user, args):
     """sbatch as USER (from a directory every user may enter, output discarded); the job id."""
     out = login.check_output(f"runuser -u {user} -- sbatch --parsable --chdir=/tmp --output=/dev/null {args}")
@@ -70,7 +62,7 @@ def _jobs(login, user):
 def _cancel_and_wait(login, *users):
     for user in users:  # scancel takes one --user
         login.run(f"scancel --user {user}")
-    _until(f"the jobs of {', '.join(users)} gone", lambda: all(not _jobs(login, u) for u in users))
+    _until(f"the jobs of {', '.join(users)} gone", lambda: all(not _jobs(login, u) for u in users), timeout=90)
 
 
 def test_a_user_gets_two_running_jobs_and_the_third_pends_on_the_qos_limit(lab):
@@ -81,7 +73,7 @@ def test_a_user_gets_two_running_jobs_and_the_third_pends_on_the_qos_limit(lab):
         states = _jobs(login, "alice")
         running = [j for j in jobs if states.get(j, ("", ""))[0] == "RUNNING"]
         return states if len(running) == 2 else None
-    states = _until("two of alice's jobs RUNNING", settled)
+    states = _until("two of alice's jobs RUNNING", settled, timeout=90)
     pending = [(j, states[j]) for j in jobs if states[j][0] != "RUNNING"]
     assert len(pending) == 1 and pending[0][1] == ("PENDING", "QOSMaxJobsPerUserLimit"), states
     # The limit holds: a few scheduling passes later the third job still waits on it.
@@ -102,9 +94,9 @@ def test_a_high_qos_job_preempts_a_normal_one_which_is_requeued(lab):
     assert nodes == 2, "this test fills the lab's two GPU nodes with alice's two allowed jobs"
     alice = [_submit(login, "alice", "--qos=normal --exclusive --nodes=1 --wrap 'sleep 600'") for i in range(nodes)]
     _until("alice's jobs RUNNING on both GPU nodes",
-           lambda: all(_jobs(login, "alice").get(j, ("", ""))[0] == "RUNNING" for j in alice))
+           lambda: all(_jobs(login, "alice").get(j, ("", ""))[0] == "RUNNING" for j in alice), timeout=90)
     bob = _submit(login, "bob", "--qos=high --exclusive --nodes=1 --wrap 'sleep 600'")
-    _until("bob's high job RUNNING", lambda: _jobs(login, "bob").get(bob, ("", ""))[0] == "RUNNING")
+    _until("bob's high job RUNNING", lambda: _jobs(login, "bob").get(bob, ("", ""))[0] == "RUNNING", timeout=90)
 
     # One of alice's jobs gave way: requeued (PreemptMode=REQUEUE), so back in the queue with one restart.
     def preempted():
@@ -114,7 +106,7 @@ def test_a_high_qos_job_preempts_a_normal_one_which_is_requeued(lab):
             if fields.get("Restarts") == "1" and fields.get("JobState") in ("PENDING", "REQUEUED"):
                 return job
         return None
-    victim = _until("one of alice's jobs requeued", preempted)
+    victim = _until("one of alice's jobs requeued", preempted, timeout=90)
     survivor = next(j for j in alice if j != victim)
     assert _jobs(login, "alice")[survivor][0] == "RUNNING"
     # sacct keeps the preempted run: with --duplicates it lists the requeued run before the pending one.
