@@ -1,0 +1,179 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The slurm role in check mode on nodes nothing has converged (a container of the lab image started for each
+test): a compute node joining the scenario's running cluster, the controller and accounting host of a new
+cluster, and a login node that installs from the site's signed mirror. None of them has Slurm, munge or MariaDB
+installed, so their units, their users and the database are not there; `--check` must not fail on that, must say
+what a real run would install and start, and must report the changes it would make."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from fresh_node import check_on_fresh_node, recap  # noqa: E402  (the shared helper lives outside this scenario)
+
+HEAD = "molecule-slurm-head"
+GPUS = [f"/dev/null:/dev/nvidia{i}" for i in range(8)]
+
+# slurm.conf names the controller by its address (gpufleet_ip, from its facts): the head's facts are gathered
+# first, read-only, and the role runs on the fresh node alone.
+_HEAD_FACTS = f"""
+- name: Facts of the scenario's controller, which slurm.conf names
+  hosts: {HEAD}
+  gather_facts: true
+  gather_subset: [min, network]
+"""
+
+_ROLE_PLAY = """
+- name: The slurm role in check mode on a node never converged
+  hosts: fresh
+  gather_facts: true
+  gather_subset: [min, network, hardware]
+  roles:
+    - role: gpufleet.cluster.slurm
+{vars}
+"""
+
+# A new cluster's head: the fresh node is its only controller and its accounting host (groups of its own, so the
+# scenario's head and dbd are not counted in), and gpu01 its compute node.
+_HEAD_VARS = """      vars:
+        slurm_controller_group: fresh_slurm_controller
+        slurm_dbd_group: fresh_slurm_dbd"""
+
+# The login node of the scenario's cluster installing from the site's signed mirror, as login01 does.
+_MIRROR_VARS = """      vars:
+        slurm_package_source: repository
+        slurm_version: "22.05"
+        slurm_repository:
+          name: site-slurm-mirror
+          uris: file:/srv/slurm-mirror
+          suites: ./
+          signed_by: /srv/slurm-mirror/mirror-key.gpg"""
+
+# A node that already has python3-debian (so deb822_repository can run in check mode) and reaches no Debian
+# archive (air-gapped: only the site's mirrors, here none yet): apt has no candidate for any Slurm package until
+# the mirror is added and its lists fetched. This part runs for real on the throw-away node.
+_AIR_GAPPED = """
+- name: Make the fresh node an air-gapped one with python3-debian
+  hosts: fresh
+  gather_facts: false
+  tasks:
+    - name: Install python3-debian
+      ansible.builtin.apt:
+        name: python3-debian
+        state: present
+        install_recommends: false
+      check_mode: false
+    - name: Forget the Debian archive's package lists
+      ansible.builtin.shell: rm -f /var/lib/apt/lists/*_Packages* && apt-get clean  # noqa: command-instead-of-module
+      changed_when: false
+      check_mode: false
+"""
+
+
+def _fresh(run):
+    """The fresh node's name and its recap."""
+    (name,) = [host for host in recap(run) if host.startswith("molecule-fresh-")]
+    return name, recap(run)[name]
+
+
+def _out(run):
+    return " ".join(run.stdout.split())
+
+
+def _task(out, name):
+    """What the role's task `name` reported (one line per host), "" when no host ran it (its banner is not shown
+    for skipped hosts) or "skipping: ..." when it is."""
+    match = re.search(r"TASK \[gpufleet\.cluster\.slurm : " + re.escape(name) + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER "
+                      r"\[| PLAY RECAP)", out)
+    return match.group(1) if match else ""
+
+
+def _not_run(out, *names):
+    """None of these tasks ran on any host (skipped, or no banner at all)."""
+    for name in names:
+        assert not re.search(r"\b(ok|changed|fatal|failed): \[", _task(out, name)), (name, _task(out, name))
+
+
+def test_check_mode_on_a_fresh_compute_node(tmp_path):
+    """A new compute node of the running cluster: the packages, munge and slurmd are not there. The key is read
+    from the scenario's head (not made anew); the files would be written; the run says what it would install
+    and start, and runs no systemd task on a unit that is not there."""
+    run = check_on_fresh_node(_HEAD_FACTS + _ROLE_PLAY.format(vars=""), ["cluster", "gpu_nodes"], tmp_path,
+                              devices=GPUS, network="molecule-slurm", also=[HEAD])
+    name, result = _fresh(run)
+    out = _out(run)
+    assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
+    assert f"changed: [{name}]" in _task(out, "Packages | Install what this host's part needs (and nothing more)")
+    assert (f"Check mode: slurmd, slurm-client, munge not installed on {name} yet; a real run installs them, then "
+            "enables and starts munge, slurmd.") in out, out[-3000:]
+    assert f"ok: [{name} -> {HEAD}]" in _task(out, "Munge | Keep the cluster's key on the primary controller, creating it once")
+    assert f"changed: [{name}]" in _task(out, "Munge | Give this node the cluster's key")
+    assert f"changed: [{name}]" in _task(out, "Config | Write the Slurm files this host reads")
+    _not_run(out, "Munge | Enable and start munge", "Compute | Enable and start slurmd", "Restart munge", "Restart slurmd")
+
+
+def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
+    """A new cluster's controller and accounting host: the key would be made here, the state directory, the
+    Slurm files and slurmdbd.conf written, and the packages installed, then MariaDB, slurmdbd and slurmctld
+    started and the accounting database created; no task asks MariaDB, which is not there."""
+    run = check_on_fresh_node(_ROLE_PLAY.format(vars=_HEAD_VARS),
+                              ["cluster", "fresh_slurm_controller", "fresh_slurm_dbd"], tmp_path)
+    name, result = _fresh(run)
+    out = _out(run)
+    assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
+    assert f"changed: [{name}]" in _task(out, "Packages | Install what this host's part needs (and nothing more)")
+    assert (f"Check mode: slurmctld, slurm-client, munge, slurmdbd, mariadb-server, python3-pymysql not installed on "
+            f"{name} yet; a real run installs them, then enables and starts munge, mariadb, slurmdbd, slurmctld and "
+            "creates the accounting database and its user.") in out, out[-3000:]
+    assert f"changed: [{name}]" in _task(out, "Munge | Keep the cluster's key on the primary controller, creating it once")
+    for task in ("Config | Create the controller's state directory", "Config | Write the Slurm files this host reads",
+                 "Dbd | Write slurmdbd.conf (it holds the database password)"):
+        assert f"changed: [{name}]" in _task(out, task), task
+    _not_run(out, "Munge | Restart munge on the primary controller when its key was just created",
+             "Munge | Enable and start munge", "Dbd | Enable and start MariaDB", "Dbd | Create the accounting database",
+             "Dbd | Create the accounting database user",
+             "Dbd | Enable and start slurmdbd (restart it when its configuration changed)",
+             "Controller | Enable and start slurmctld", "Restart slurmdbd", "Restart slurmctld")
+
+
+def test_check_mode_on_a_fresh_node_installing_from_the_mirror(tmp_path):
+    """slurm_package_source: repository on a node without python3-debian: deb822_repository cannot run, so the
+    run says it would install python3-debian, add the mirror's deb822 source, refresh the lists and install the
+    client from it."""
+    run = check_on_fresh_node(_HEAD_FACTS + _ROLE_PLAY.format(vars=_MIRROR_VARS), ["cluster", "login_nodes"],
+                              tmp_path, network="molecule-slurm", also=[HEAD])
+    name, result = _fresh(run)
+    out = _out(run)
+    assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
+    assert f"changed: [{name}]" in _task(out, "Packages | Install what writes a deb822 repository (python3-debian)")
+    assert (f"Check mode: {name} has no Slurm repository yet; a real run would install python3-debian, add the Slurm "
+            "repository site-slurm-mirror (file:/srv/slurm-mirror) as /etc/apt/sources.list.d/site-slurm-mirror.sources, "
+            "refresh the package lists and install slurm-client, munge from it;") in out, out[-3000:]
+    assert (f"Check mode: slurm-client, munge not installed on {name} yet; a real run installs them, then enables and "
+            "starts munge.") in out
+    _not_run(out, "Packages | Add the Slurm repository the user names",
+             "Packages | Refresh the package lists (the repository changed, or its lists are missing)",
+             "Packages | Install what this host's part needs (and nothing more)", "Munge | Enable and start munge")
+
+
+def test_check_mode_on_an_air_gapped_node_with_python3_debian(tmp_path):
+    """The same with python3-debian there and no other archive: deb822_repository says it would add the source;
+    apt, which has no candidate for slurm-client until the mirror's lists are fetched, is not asked (it failed
+    with "No package matching 'slurm-client' is available" before)."""
+    run = check_on_fresh_node(_AIR_GAPPED + _HEAD_FACTS + _ROLE_PLAY.format(vars=_MIRROR_VARS),
+                              ["cluster", "login_nodes"], tmp_path, network="molecule-slurm", also=[HEAD])
+    name, result = _fresh(run)
+    out = _out(run)
+    assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
+    assert "No package matching" not in out
+    assert f"ok: [{name}]" in _task(out, "Packages | Install what writes a deb822 repository (python3-debian)")
+    assert f"changed: [{name}]" in _task(out, "Packages | Add the Slurm repository the user names")
+    assert (f"Check mode: {name} has no Slurm repository yet; a real run would add the Slurm repository "
+            "site-slurm-mirror (file:/srv/slurm-mirror) as /etc/apt/sources.list.d/site-slurm-mirror.sources, "
+            "refresh the package lists and install slurm-client, munge from it;") in out, out[-3000:]
+    _not_run(out, "Packages | Refresh the package lists (the repository changed, or its lists are missing)",
+             "Packages | Install what this host's part needs (and nothing more)", "Munge | Enable and start munge")
