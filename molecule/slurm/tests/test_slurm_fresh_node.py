@@ -68,7 +68,7 @@ _AIR_GAPPED = """
         install_recommends: false
       check_mode: false
     - name: Forget the Debian archive's package lists
-      ansible.builtin.shell: rm -f /var/lib/apt/lists/*_Packages* && apt-get clean  # noqa: command-instead-of-module
+      ansible.builtin.shell: rm -f /var/lib/apt/lists/*_Packages* && apt-get clean
       changed_when: false
       check_mode: false
 """
@@ -85,10 +85,10 @@ def _out(run):
 
 
 def _task(out, name):
-    """What the role's task `name` reported (one line per host), "" when no host ran it (its banner is not shown
-    for skipped hosts) or "skipping: ..." when it is."""
-    match = re.search(r"TASK \[gpufleet\.cluster\.slurm : " + re.escape(name) + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER "
-                      r"\[| PLAY RECAP)", out)
+    """What the role's task or handler `name` reported: "" when no host ran it (with display_skipped_hosts off its
+    banner is not shown), "skipping: [...]" or the hosts' results otherwise."""
+    match = re.search(r"(?:TASK|RUNNING HANDLER) \[gpufleet\.cluster\.slurm : " + re.escape(name)
+                      + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER \[| PLAY RECAP)", out)
     return match.group(1) if match else ""
 
 
