@@ -72,7 +72,11 @@ test: deps
 	  if [ $$rc -eq 0 ]; then echo "make test: all stages passed"; else echo "make test: FAILED (exit $$rc)"; fi; \
 	  exit $$rc
 
-test-all: lint sanity unit plan install-test local molecule e2e
+# The stages in two rounds of lanes that run at the same time (tests/stages.sh; docs/performance.md has the split):
+# the checks without containers, and the lab images; then the stages that run containers.
+test-all: venv
+	tests/stages.sh "lint" "sanity" "unit plan install-test" "images"
+	tests/stages.sh "molecule" "e2e" "local"
 
 lint: venv
 	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the

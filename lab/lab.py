@@ -575,9 +575,10 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
 
 
 def down(name: str, inventory: str) -> None:
-    for info in lab_containers(name):
-        log(f"removing {info['Names'][0]}")
-        podman("rm", "-f", "-t", "2", info["Names"][0])
+    names = [info["Names"][0] for info in lab_containers(name)]
+    if names:  # one call: podman stops and removes them in parallel
+        log(f"removing {', '.join(sorted(names))}")
+        podman("rm", "-f", "-t", "2", *names)
     if podman("network", "exists", name, check=False).returncode == 0:
         podman("network", "rm", "-f", name)
     if podman("volume", "exists", f"{name}-slurmctld-state", check=False).returncode == 0:
@@ -615,6 +616,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p_img = sub.add_parser("images", help="build the lab images (cached by recipe)")
     p_img.add_argument("--distro", choices=sorted(DISTROS), default="debian12")
     p_img.add_argument("--force", action="store_true")
+    sub.add_parser("ssh-key", help="make the lab's SSH key (.lab/ssh) if missing and print its path (molecule uses it too)")
     for cmd in ("up", "down", "status"):
         p = sub.add_parser(cmd)
         p.add_argument("--name", default=os.environ.get("LAB_NAME", "gpufleet-lab"))
@@ -632,6 +634,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 f"(set {DISTROS[args.distro].mirror_env})")
             return 0
         build_images(args.distro, args.force)
+    elif args.cmd == "ssh-key":
+        print(ssh_key())
     elif args.cmd == "up":
         up(args.name, args.computes, args.logins, args.distro, args.inventory, args.controllers)
     elif args.cmd == "down":

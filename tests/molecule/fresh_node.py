@@ -17,6 +17,12 @@ import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE = "localhost/gpufleet-lab-debian12:latest"
+# Reached as the scenario's nodes are (.config/molecule/config.yml): SSH through tests/molecule/ssh_proxy.sh.
+_SSH = {"ansible_connection": "ssh", "ansible_user": "root",
+        "ansible_ssh_private_key_file": os.path.join(REPO, ".lab", "ssh", "id_ed25519"),
+        "ansible_ssh_common_args": f'-o ProxyCommand="{os.path.join(REPO, "tests", "molecule", "ssh_proxy.sh")} %h" '
+                                   "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE)
 
 
@@ -27,8 +33,9 @@ def _inventory_dir():
 def _playbook(args, play, tmp_path, expect_rc=0):
     playbook = tmp_path / f"play-{uuid.uuid4().hex[:8]}.yml"
     playbook.write_text(play, encoding="utf-8")
+    # molecule may set ANSIBLE_FORCE_COLOR for the verifier, and ansible lets it win over ANSIBLE_NOCOLOR.
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, "collections"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_STDOUT_CALLBACK="default")
+               ANSIBLE_FORCE_COLOR="0", ANSIBLE_STDOUT_CALLBACK="default")
     run = subprocess.run(["ansible-playbook", *args, str(playbook)], capture_output=True, text=True, env=env,
                          check=False, timeout=900)
     assert run.returncode == expect_rc, run.stdout[-6000:] + run.stderr[-2000:]
@@ -36,9 +43,9 @@ def _playbook(args, play, tmp_path, expect_rc=0):
 
 
 def recap(run):
-    """{host: {'ok': n, 'changed': n, 'failed': n}} from the run's PLAY RECAP."""
+    """{host: {'ok': n, 'changed': n, 'failed': n}} from the run's PLAY RECAP (colour codes, if any, removed)."""
     return {m.group(1): {"ok": int(m.group(2)), "changed": int(m.group(3)), "failed": int(m.group(5))}
-            for m in _RECAP.finditer(run.stdout)}
+            for m in _RECAP.finditer(_ANSI.sub("", run.stdout))}
 
 
 def run_play(play, tmp_path, check=False, extra_args=()):
@@ -54,8 +61,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=(
     inventory = tmp_path / "fresh.yml"
     inventory.write_text(yaml.safe_dump({"all": {"children": {
         **{group: {"hosts": {name: None}} for group in groups},
-        "fresh": {"hosts": {name: {"ansible_connection": "containers.podman.podman",
-                                   "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
+        "fresh": {"hosts": {name: {**_SSH, "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
     command = ["podman", "run", "-d", "--name", name, "--hostname", name, "--systemd=always",
                *(["--network", network] if network else []),
                *[arg for device in devices for arg in ("--device", device)], IMAGE, "/lib/systemd/systemd"]

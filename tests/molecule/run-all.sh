@@ -7,6 +7,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 logs=$root/.build/molecule
 mkdir -p "$logs"
+# The scenarios reach their containers over SSH with the lab's key (.config/molecule/config.yml).
+python3 "$root/lab/lab.py" ssh-key >/dev/null
 # Rough lengths on the 2-core machine (minutes), to start the long ones first; unknown scenarios go last.
 order="slurm fabric nvidia_driver gpu_tuning common dcgm"
 scenarios=()

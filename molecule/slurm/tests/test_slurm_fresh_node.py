@@ -130,6 +130,7 @@ def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
             f"{name} yet; a real run installs them, then enables and starts munge, mariadb, slurmdbd, slurmctld and "
             "creates the accounting database and its user.") in out, out[-3000:]
     assert f"changed: [{name}]" in _task(out, "Munge | Keep the cluster's key on the primary controller, creating it once")
+    assert f"Check mode: slurmdbd does not run on {name} yet, so accounting cannot be read." in out, out[-3000:]
     for task in ("Config | Create the controller's state directory", "Config | Write the Slurm files this host reads",
                  "Dbd | Write slurmdbd.conf (it holds the database password)"):
         assert f"changed: [{name}]" in _task(out, task), task
@@ -137,7 +138,8 @@ def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
              "Munge | Enable and start munge", "Dbd | Enable and start MariaDB", "Dbd | Create the accounting database",
              "Dbd | Create the accounting database user",
              "Dbd | Enable and start slurmdbd (restart it when its configuration changed)",
-             "Controller | Enable and start slurmctld", "Restart slurmdbd", "Restart slurmctld")
+             "Controller | Enable and start slurmctld", "Restart slurmdbd", "Restart slurmctld",
+             "Policy | Accounts, users and QOS in the accounting database")
 
 
 def test_check_mode_on_a_fresh_node_installing_from_the_mirror(tmp_path):

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make test's stages, lanes at a time: each argument is a lane, the make targets it runs one after the other; the
+# lanes run at the same time (the stages are independent: their own containers, networks, ports and build
+# folders). Each stage logs to .build/stages/<stage>.log; a line per stage with its time and the lines of its log
+# that start with "== " (molecule's scenarios, the e2e's steps), or the end of the log of one that failed. A lane
+# stops at its first failure; the others run on, and the exit status is non-zero if any stage failed.
+#   tests/stages.sh "lint" "sanity" "unit plan install-test"
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+logs=$root/.build/stages
+mkdir -p "$logs"
+
+lane() {  # lane TARGET...: the targets in turn, stopping at the first that fails
+  local t start
+  for t in "$@"; do
+    start=$SECONDS
+    if make -C "$root" --no-print-directory "$t" >"$logs/$t.log" 2>&1; then
+      echo "== stage $t: passed ($((SECONDS - start)) s)"
+      grep '^== ' "$logs/$t.log" | sed 's/^/   /'
+    else
+      echo "== stage $t: FAILED ($((SECONDS - start)) s), the end of $logs/$t.log:"
+      tail -80 "$logs/$t.log"
+      return 1
+    fi
+  done
+}
+
+pids=()
+for targets in "$@"; do
+  # shellcheck disable=SC2086  # a lane is a list of target names
+  lane $targets >"$logs/lane.$$.${#pids[@]}" 2>&1 &
+  pids+=("$!")
+done
+failed=0
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || failed=1
+  cat "$logs/lane.$$.$i"
+  rm -f "$logs/lane.$$.$i"
+done
+exit "$failed"
