@@ -16,13 +16,14 @@ lane() {  # lane TARGET...: the targets in turn, stopping at the first that fail
     start=$SECONDS
     if make -C "$root" --no-print-directory "$t" >"$logs/$t.log" 2>&1; then
       echo "== stage $t: passed ($((SECONDS - start)) s)"
-      grep '^== ' "$logs/$t.log" | sed 's/^/   /'
+      sed -n 's/^== /   == /p' "$logs/$t.log"
     else
       echo "== stage $t: FAILED ($((SECONDS - start)) s), the end of $logs/$t.log:"
       tail -80 "$logs/$t.log"
       return 1
     fi
   done
+  return 0
 }
 
 pids=()
