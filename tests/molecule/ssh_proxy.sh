@@ -7,5 +7,9 @@
 #   ssh_proxy.sh CONTAINER
 set -euo pipefail
 key=$(cat "$(dirname "$0")/../../.lab/ssh/id_ed25519.pub")
-exec podman exec -i "$1" /bin/sh -c 'mkdir -p -m 0755 /run/sshd && exec /usr/sbin/sshd -i -o "$0" -o "AuthorizedKeysCommandUser nobody"' \
+# A container makes its own host keys on first boot (gpufleet-ssh-hostkeys.service): a connection made right after
+# `molecule create` waits for them (up to 60 s; then sshd says what is missing).
+exec podman exec -i "$1" /bin/sh -c '
+  i=0; while [ ! -s /etc/ssh/ssh_host_ed25519_key.pub ] && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
+  mkdir -p -m 0755 /run/sshd && exec /usr/sbin/sshd -i -o "$0" -o "AuthorizedKeysCommandUser nobody"' \
   "AuthorizedKeysCommand /bin/echo $key"
