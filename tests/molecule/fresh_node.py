@@ -17,17 +17,20 @@ import yaml
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE = "localhost/gpufleet-lab-debian12:latest"
-# Reached as the scenario's nodes are (.config/molecule/config.yml): SSH through tests/molecule/ssh_proxy.sh.
-_SSH = {"ansible_connection": "ssh", "ansible_user": "root",
-        "ansible_ssh_private_key_file": os.path.join(REPO, ".lab", "ssh", "id_ed25519"),
-        "ansible_ssh_common_args": f'-o ProxyCommand="{os.path.join(REPO, "tests", "molecule", "ssh_proxy.sh")} %h" '
-                                   "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE)
 
 
 def _inventory_dir():
     return os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
+
+
+def _connection():
+    """How molecule reaches the scenario's nodes (the connection options its inventory gives every host, from
+    .config/molecule/config.yml): a fresh node is reached the same way."""
+    with open(os.environ["MOLECULE_INVENTORY_FILE"], encoding="utf-8") as fh:
+        options = next(iter(yaml.safe_load(fh)["all"]["hosts"].values()))
+    return {key: value for key, value in options.items() if key.startswith("ansible_")}
 
 
 def _playbook(args, play, tmp_path, expect_rc=0):
@@ -61,7 +64,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=(
     inventory = tmp_path / "fresh.yml"
     inventory.write_text(yaml.safe_dump({"all": {"children": {
         **{group: {"hosts": {name: None}} for group in groups},
-        "fresh": {"hosts": {name: {**_SSH, "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
+        "fresh": {"hosts": {name: {**_connection(), "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
     command = ["podman", "run", "-d", "--name", name, "--hostname", name, "--systemd=always",
                *(["--network", network] if network else []),
                *[arg for device in devices for arg in ("--device", device)], IMAGE, "/lib/systemd/systemd"]
