@@ -72,13 +72,13 @@ test: deps
 	  if [ $$rc -eq 0 ]; then echo "make test: all stages passed"; else echo "make test: FAILED (exit $$rc)"; fi; \
 	  exit $$rc
 
-# The stages in two rounds of lanes that run at the same time (tests/stages.sh; docs/performance.md has the split):
-# the checks without containers, and the lab images; then the stages that run containers.
-test-all: venv
-	tests/stages.sh "lint" "sanity" "unit plan install-test" "images"
+# The stages in lanes that run at the same time (tests/stages.sh; docs/performance.md has the split), once the lab
+# images are there. The e2e, the longest, keeps the CPU; molecule and the checks without containers take what it
+# leaves, at a lower priority (nice).
+test-all: venv images
 	@# molecule and the e2e lab both use the lab's SSH key: made once here, not by both at the same moment.
 	$(LAB) ssh-key >/dev/null
-	tests/stages.sh "e2e" "molecule" "local"
+	tests/stages.sh "e2e" "nice=5 molecule" "nice=10 unit plan install-test lint" "nice=10 sanity local"
 
 lint: venv
 	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the

@@ -4,7 +4,9 @@
 # folders). Each stage logs to .build/stages/<stage>.log; a line per stage with its time and the lines of its log
 # that start with "== " (molecule's scenarios, the e2e's steps), or the end of the log of one that failed. A lane
 # stops at its first failure; the others run on, and the exit status is non-zero if any stage failed.
-#   tests/stages.sh "lint" "sanity" "unit plan install-test"
+# A lane that starts with nice=N runs at that niceness: the longest lane (the e2e) keeps the CPU when the lanes
+# want more than there is, and the others take what it leaves (its waits for jobs, reboots and daemons).
+#   tests/stages.sh "e2e" "nice=5 molecule" "nice=10 unit plan install-test"
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 logs=$root/.build/stages
@@ -28,8 +30,10 @@ lane() {  # lane TARGET...: the targets in turn, stopping at the first that fail
 
 pids=()
 for targets in "$@"; do
+  niceness=0
+  if [[ $targets =~ ^nice=([0-9]+)\ (.*)$ ]]; then niceness=${BASH_REMATCH[1]} targets=${BASH_REMATCH[2]}; fi
   # shellcheck disable=SC2086  # a lane is a list of target names
-  lane $targets >"$logs/lane.$$.${#pids[@]}" 2>&1 &
+  (renice -n "$niceness" -p "$BASHPID" >/dev/null && lane $targets) >"$logs/lane.$$.${#pids[@]}" 2>&1 &
   pids+=("$!")
 done
 failed=0

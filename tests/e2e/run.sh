@@ -84,7 +84,7 @@ echo "== validate.yml: the checks that have their hardware pass, the others say 
 echo "== the accounting policy with real jobs: a per-user limit, a user not in accounting, preemption, fair share, a hand change"
 pytest -q -p no:cacheprovider tests/e2e/test_slurm_policy.py --ansible-inventory "$inv/hosts.yml" --connection ansible
 
-echo "== a GPU node added to the inventory joins; a job running elsewhere keeps running"
+echo "== a GPU node added to the inventory joins (docs/day2.md's steps); a job running elsewhere keeps running"
 job=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command \
         -a "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'" | sed -n 's/.*(stdout) \([0-9]*\).*/\1/p')
 [ -n "$job" ] || { echo "could not submit the long job"; exit 1; }
@@ -96,7 +96,13 @@ done
 [ -n "$started" ] || { echo "the long job $job never started"; exit 1; }
 computes=${E2E_COMPUTES:-2}
 python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes $((computes + 1)) --controllers 2
-play >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
+new_node=gpu$(printf '%02d' $((computes + 1)))
+# docs/day2.md "Add a GPU node", step by step: the base layer everywhere, the new node's own layers limited to it, then
+# Slurm everywhere (each run's recap in join.log).
+{ ansible-playbook -i "$inv" playbooks/common.yml \
+    && ansible-playbook -i "$inv" playbooks/site.yml --limit "$new_node" \
+         --tags rdma,nvidia_driver,gpu_tuning,dcgm,roce_host,nccl,lustre_client \
+    && ansible-playbook -i "$inv" playbooks/slurm.yml; } >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
 E2E_JOB_ID=$job E2E_JOB_START=$started pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
 ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "scancel $job" >/dev/null
 

@@ -2,14 +2,16 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A molecule scenario's `check` step must find nothing to change on the converged node.
+"""A molecule scenario's `check` step must find nothing to change on the converged node, and its `side_effect`
+step (the refusals, where a scenario has one) must change nothing.
 
     check_recap.py MOLECULE_LOG
 
-molecule fails its `check` step only when a task fails; check mode reporting a change that a real run would not
-make passes it. This reads the log of `molecule test`, takes the PLAY RECAP lines printed between the start of the
-`check` step and the start of the next step, and exits 1 when any host there has changed, failed or unreachable
-above 0, or when the log has no check step or no recap in it.
+molecule fails these steps only when a task fails; check mode reporting a change that a real run would not make,
+or a refused run that changed something, passes it. This reads the log of `molecule test`, takes the PLAY RECAP
+lines printed between the start of the `check` (or `side_effect`) step and the start of the next step, and exits 1
+when any host there has changed, failed or unreachable above 0, or when the log has no check step, or a step
+without a recap in it.
 """
 from __future__ import annotations
 
@@ -25,8 +27,12 @@ RECAP = re.compile(r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\
                    r"\s+failed=(?P<failed>\d+)")
 
 
-def check_step_recaps(text: str) -> Tuple[bool, List[Dict[str, int]]]:
-    """(whether a check step was found, the recap rows printed during it)."""
+# The steps whose every recap must show changed=0, and what that means.
+QUIET = {"check": "check mode on the converged {host}", "side_effect": "the refusals on the converged {host}"}
+
+
+def check_step_recaps(text: str, wanted: str = "check") -> Tuple[bool, List[Dict[str, int]]]:
+    """(whether the step was found, the recap rows printed during it)."""
     step: Optional[str] = None
     found, rows = False, []
     for raw in text.splitlines():
@@ -34,9 +40,9 @@ def check_step_recaps(text: str) -> Tuple[bool, List[Dict[str, int]]]:
         start = STEP_START.search(line)
         if start:
             step = start.group("step")
-            found = found or step == "check"
+            found = found or step == wanted
             continue
-        match = RECAP.match(line.strip()) if step == "check" else None
+        match = RECAP.match(line.strip()) if step == wanted else None
         if match:
             counts = {k: int(match.group(k)) for k in ("ok", "changed", "unreachable", "failed")}
             rows.append({"host": match.group("host"), **counts})
@@ -44,14 +50,19 @@ def check_step_recaps(text: str) -> Tuple[bool, List[Dict[str, int]]]:
 
 
 def problems(text: str) -> List[str]:
-    found, rows = check_step_recaps(text)
-    if not found:
-        return ["no molecule `check` step in the log"]
-    if not rows:
-        return ["the `check` step printed no PLAY RECAP"]
-    return [f"check mode on the converged {r['host']}: changed={r['changed']} failed={r['failed']} "
-            f"unreachable={r['unreachable']} (a converged node must show nothing to change)"
-            for r in rows if r["changed"] or r["failed"] or r["unreachable"]]
+    out: List[str] = []
+    for step, who in QUIET.items():
+        found, rows = check_step_recaps(text, step)
+        if not found:
+            if step == "check":
+                out.append("no molecule `check` step in the log")
+            continue
+        if not rows:
+            out.append(f"the `{step}` step printed no PLAY RECAP")
+        out.extend(f"{who.format(host=r['host'])}: changed={r['changed']} failed={r['failed']} "
+                   f"unreachable={r['unreachable']} (a converged node must show nothing to change)"
+                   for r in rows if r["changed"] or r["failed"] or r["unreachable"])
+    return out
 
 
 def main(argv: List[str]) -> int:
@@ -63,8 +74,12 @@ def main(argv: List[str]) -> int:
     for line in found:
         print(f"check_recap: {line}")
     if not found:
-        print(f"check_recap: {len(check_step_recaps(open(argv[0], encoding='utf-8', errors='replace').read())[1])} "
-              "host recaps in the check step, all changed=0")
+        with open(argv[0], encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        counts = {step: len(check_step_recaps(text, step)[1]) for step in QUIET}
+        print(f"check_recap: {counts['check']} host recaps in the check step"
+              + (f", {counts['side_effect']} in the side_effect step" if counts["side_effect"] else "")
+              + ", all changed=0")
     return 1 if found else 0
 
 

@@ -53,3 +53,27 @@ def test_main_exit_codes(tmp_path):
     assert check_recap.main([str(good)]) == 0
     assert check_recap.main([str(bad)]) == 1
     assert check_recap.main([]) == 2
+
+
+def _with_side_effect(changed):
+    """The real log with a side_effect step (the refusals, as fabric and gpu_tuning run them) after the check step."""
+    step = ("INFO     [dcgm > side_effect] Executing\n\nPLAY RECAP " + "*" * 20 + "\n"
+            f"molecule-dcgm-gpu01        : ok=7    changed={changed}    unreachable=0    failed=0    skipped=0\n\n")
+    assert "INFO     [dcgm > verify] Executing" in REAL
+    return REAL.replace("INFO     [dcgm > verify] Executing", step + "INFO     [dcgm > verify] Executing", 1)
+
+
+def test_the_side_effect_step_must_change_nothing():
+    assert check_recap.problems(_with_side_effect(0)) == []
+    assert check_recap.check_step_recaps(_with_side_effect(0), "side_effect")[1] == [
+        {"host": "molecule-dcgm-gpu01", "ok": 7, "changed": 0, "unreachable": 0, "failed": 0}]
+    assert check_recap.problems(_with_side_effect(3)) == [
+        "the refusals on the converged molecule-dcgm-gpu01: changed=3 failed=0 unreachable=0 "
+        "(a converged node must show nothing to change)"]
+    # A scenario without a side_effect step is not asked for one.
+    assert check_recap.check_step_recaps(REAL, "side_effect") == (False, [])
+
+
+def test_a_side_effect_step_without_its_recap_fails():
+    lines = [line for line in _with_side_effect(0).splitlines() if "ok=7 " not in line]
+    assert check_recap.problems("\n".join(lines)) == ["the `side_effect` step printed no PLAY RECAP"]

@@ -112,7 +112,7 @@ def test_no_nccl_packages_installed(host):
     assert not host.file("/opt/nccl-tests").exists
 
 
-# That a refusal leaves nothing behind is checked in nccl.yml itself, right before and right after each refusal
+# That a refusal leaves nothing behind is checked in nccl_refusals.yml itself, right before and right after each refusal
 # (tasks/nccl_refusal_state.yml: checksums, modes and mtimes of what the role writes, and its packages): read here, after
 # the main play has rewritten /etc/nccl.conf, the file could not show what a refusal did.
 
