@@ -82,17 +82,19 @@ from ansible.errors import AnsibleFilterError
 # The input checks apt_sources already has, with this filter's name in their messages.
 from ansible_collections.gpufleet.cluster.plugins.filter.apt_sources import _files, _strings
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
-    AptSourcesError,
-    parse_files,
-    plan_components,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.apt_add_components"
 
 
 def apt_add_components(files, suites, components, uris=None, exclude=None):
     """deb822 stanzas adding ``components`` to the archives serving ``suites``."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
+        AptSourcesError,
+        parse_files,
+        plan_components,
+    )
     pairs = _files(files, _FQCN)
     suite_list = _strings(suites, "suites", _FQCN)
     component_list = _strings(components, "components", _FQCN)

@@ -60,12 +60,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
-    AptSourcesError,
-    check_field,
-    parse_files,
-    serving,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.apt_sources"
 
@@ -95,6 +91,12 @@ def _strings(value, name, fqcn):
 
 def apt_sources(files, uri=None, exclude=None):
     """Entries of the host's APT source files (optionally: those naming one URI)."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
+        AptSourcesError,
+        check_field,
+        parse_files,
+        serving,
+    )
     pairs = _files(files, _FQCN)
     skip = _strings(exclude if exclude is not None else [], "exclude", _FQCN)
     try:

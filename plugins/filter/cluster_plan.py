@@ -80,13 +80,19 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import ClusterPlanError, build_plan, plain
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.cluster_plan"
 
 
 def cluster_plan(inputs, layout, as_built=None):
     """Filter entry point: check the argument types, plan Lustre, NCCL and hostlists, render every file."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import (
+        ClusterPlanError,
+        build_plan,
+        plain,
+    )
     if not isinstance(inputs, Mapping) or "layout_input" not in inputs:
         raise AnsibleFilterError("%s: input must be the result of gpufleet.cluster.cluster_plan_inputs, got %s"
                                  % (_FQCN, type(inputs).__name__))

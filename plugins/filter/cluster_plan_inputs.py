@@ -124,18 +124,20 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import (
-    PDU_KINDS,
-    ClusterPlanError,
-    plain,
-    plan_inputs,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.cluster_plan_inputs"
 
 
 def cluster_plan_inputs(inventory, groups, hostvars=None, pdus="planned"):
     """Filter entry point: check the argument types, read gpufleet_hardware from hostvars, assemble the inputs."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import (
+        ClusterPlanError,
+        PDU_KINDS,
+        plain,
+        plan_inputs,
+    )
     if not isinstance(inventory, Mapping):
         raise AnsibleFilterError("%s: input must be a dict of the inventory's gpufleet_* variables, got %s"
                                  % (_FQCN, type(inventory).__name__))

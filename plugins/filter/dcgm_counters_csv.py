@@ -85,16 +85,15 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.dcgm_counters import (
-    DcgmCountersError,
-    counters_csv,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.dcgm_counters_csv"
 
 
 def dcgm_counters_csv(metrics, extra=None, metrics_name="metrics", extra_name="extra"):
     """The counters CSV of `metrics` + `extra`, every entry checked."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.dcgm_counters import DcgmCountersError, counters_csv
     extra = [] if extra is None else extra
     for what, value in (("input", metrics), ("extra", extra)):
         if not isinstance(value, list):

@@ -41,14 +41,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_dcgm import dcgm_verdict
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.dcgm_diag_parse"
 
 
 def dcgm_diag_parse(text, node=None):
     """Parsed and judged dcgmi diag output."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_dcgm import dcgm_verdict
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
     if not isinstance(text, str):
         raise AnsibleFilterError("%s: input must be the dcgmi diag output text, got %s" % (_FQCN, type(text).__name__))
     if node is not None and not isinstance(node, str):

@@ -47,13 +47,18 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.dpkg_status import DpkgStatusError, installed_versions
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.dpkg_installed"
 
 
 def dpkg_installed(output):
     """Package -> version for the packages dpkg-query reports as installed."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.dpkg_status import (
+        DpkgStatusError,
+        installed_versions,
+    )
     if isinstance(output, str):
         output = output.splitlines()
     if not isinstance(output, (list, tuple)) or not all(isinstance(line, str) for line in output):

@@ -55,16 +55,18 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_checks import fio_check
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_fio import DIRECTIONS, parse_fio
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.fio_parse"
 
 
 def fio_parse(data, expect=None, nodes=None, direction="read", check=None):
     """Parsed fio JSON (+ check with expect)."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_checks import fio_check
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_fio import DIRECTIONS, parse_fio
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
     if not isinstance(data, (str, dict)):
         raise AnsibleFilterError("%s: input must be fio's JSON output (text or dict), got %s" % (_FQCN, type(data).__name__))
     if direction not in DIRECTIONS:

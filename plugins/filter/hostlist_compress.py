@@ -48,16 +48,15 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
-    HostlistError,
-    compress_hostlist,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.hostlist_compress"
 
 
 def hostlist_compress(names):
     """Compress host names into a sorted, deduplicated Slurm hostlist expression."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import HostlistError, compress_hostlist
     if not isinstance(names, (str, list, tuple)):
         raise AnsibleFilterError(
             "%s: input must be a list of host names, got %s %r" % (_FQCN, type(names).__name__, names)

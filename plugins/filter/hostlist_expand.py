@@ -61,17 +61,19 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
-    HostlistError,
-    expand_hostlist,
-    sort_hosts,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.hostlist_expand"
 
 
 def hostlist_expand(hostlist, sort=False):
     """Expand a Slurm hostlist expression (or a list of them) into host names."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
+        HostlistError,
+        expand_hostlist,
+        sort_hosts,
+    )
     if not isinstance(sort, bool):
         raise AnsibleFilterError("%s: sort must be true or false, got %r" % (_FQCN, sort))
     if not isinstance(hostlist, (str, list, tuple)):

@@ -91,14 +91,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_layouts import directory_layouts
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.lustre_client_layouts"
 
 
 def lustre_client_layouts(directories, mountpoint=None, ost_count=None, ost_bw_gbs=None, mount_paths=None):
     """Layouts of the listed directories as lfs_stripe arguments."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_layouts import directory_layouts
     if not isinstance(directories, (list, tuple)):
         raise AnsibleFilterError("%s: the input must be a list of directories, got %s" % (_FQCN, type(directories).__name__))
     if not isinstance(mountpoint, str) or not mountpoint.startswith("/"):

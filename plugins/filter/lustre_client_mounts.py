@@ -80,14 +80,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mounts import mount_plan
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.lustre_client_mounts"
 
 
 def lustre_client_mounts(mounts, nets=None, flock="flock"):
     """Checked mounts with their systemd unit names, sources and options."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mounts import mount_plan
     if not isinstance(mounts, (list, tuple)):
         raise AnsibleFilterError("%s: the input must be a list of mounts, got %s" % (_FQCN, type(mounts).__name__))
     if nets is not None and not isinstance(nets, (list, tuple)):

@@ -76,12 +76,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
-    StripingError,
-    ost_avail_kib as _ost_avail_from_entries,
-    parse_lfs_df,
-    stripe_count_auto,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.lustre_stripe_count"
 
@@ -89,6 +85,12 @@ _FQCN = "gpufleet.cluster.lustre_stripe_count"
 def lustre_stripe_count(size_bytes, ost_avail_kib=None, lfs_df=None, mount=None, cap=100,
                         min_free_kib=262144, max_free_kib=None, round_up=False):
     """Stripe count of lfs_migrate --auto-stripe for a file of size_bytes."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
+        StripingError,
+        ost_avail_kib as _ost_avail_from_entries,
+        parse_lfs_df,
+        stripe_count_auto,
+    )
     if isinstance(size_bytes, bool) or not isinstance(size_bytes, int) or size_bytes < 0:
         raise AnsibleFilterError("%s: input must be a file size in bytes (an integer >= 0), got %s %r"
                                  % (_FQCN, type(size_bytes).__name__, size_bytes))

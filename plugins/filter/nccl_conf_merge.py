@@ -79,13 +79,15 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_conf import NcclConfError, merge_settings
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.nccl_conf_merge"
 
 
 def nccl_conf_merge(own, roce_text=None, roce_source="/etc/gpufleet/nccl-roce.conf", nccl_version=None, fabric=None):
     """The merged /etc/nccl.conf settings; refuses bad keys, bad values and conflicts."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_conf import NcclConfError, merge_settings
     if not isinstance(own, (list, tuple)):
         raise AnsibleFilterError("%s: input must be a list of {key, value, source}, got %s %r"
                                  % (_FQCN, type(own).__name__, own))

@@ -79,16 +79,15 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import (
-    NcclTopologyError,
-    render_xml,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.nccl_topology_xml"
 
 
 def nccl_topology_xml(layout):
     """Render a node layout as NCCL topology XML."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, render_xml
     if not isinstance(layout, dict):
         raise AnsibleFilterError(
             "%s: input must be a layout mapping {cpus: [...]}, got %s %r" % (_FQCN, type(layout).__name__, layout)

@@ -51,9 +51,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nvidia_driver_state import (
-    DriverStateError, reboot_reasons, upstream_version,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.nvidia_driver_reboot_reasons"
 
@@ -61,6 +60,11 @@ _FQCN = "gpufleet.cluster.nvidia_driver_reboot_reasons"
 def nvidia_driver_reboot_reasons(running, installed, nouveau_loaded=False,
                                  blacklist_path="/etc/modprobe.d/gpufleet-blacklist-nouveau.conf"):
     """Reasons to reboot, from the running module and the installed libraries."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nvidia_driver_state import (
+        DriverStateError,
+        reboot_reasons,
+        upstream_version,
+    )
     for name, value in (("running", running), ("installed", installed), ("blacklist_path", blacklist_path)):
         if not isinstance(value, str):
             raise AnsibleFilterError("%s: %s must be a version string (or ''), got %s %r"

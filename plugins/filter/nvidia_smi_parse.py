@@ -61,16 +61,21 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_gpu import gpu_checks
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_smi import parse_nvidia_smi_q, parse_query_gpu_csv
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.nvidia_smi_parse"
 
 
 def nvidia_smi_parse(text, format="q", node=None, expect=None, expected_count=None):
     """Parsed nvidia-smi output (+ GPU checks for -q)."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_gpu import gpu_checks
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_smi import (
+        parse_nvidia_smi_q,
+        parse_query_gpu_csv,
+    )
     if not isinstance(text, str):
         raise AnsibleFilterError("%s: input must be nvidia-smi's output text, got %s" % (_FQCN, type(text).__name__))
     if format not in ("q", "csv"):

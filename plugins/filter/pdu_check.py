@@ -88,13 +88,15 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power import PowerLayoutError, check_assignment
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.pdu_check"
 
 
 def pdu_check(data, assignment=None):
     """Filter entry point: validate the input types and turn input errors into AnsibleFilterError."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power import PowerLayoutError, check_assignment
     if not isinstance(data, Mapping):
         raise AnsibleFilterError("%s: input must be a dict with 'nodes' and 'pdus', got %s" % (_FQCN, type(data).__name__))
     if assignment is not None and not isinstance(assignment, (list, Mapping)):

@@ -116,13 +116,15 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.pdu_layout"
 
 
 def pdu_layout(data):
     """Filter entry point: validate the input type and turn layout errors into AnsibleFilterError."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
     if not isinstance(data, Mapping):
         raise AnsibleFilterError("%s: input must be a dict with 'nodes' and 'pdus', got %s" % (_FQCN, type(data).__name__))
     try:

@@ -123,10 +123,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import (
-    HeadroomError,
-    port_headroom,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.pfc_headroom"
 
@@ -134,6 +132,7 @@ _FQCN = "gpufleet.cluster.pfc_headroom"
 def pfc_headroom(ports, cell_bytes=None, mtu=None, lossless_mtu=None, ns_per_m=None, phy_delay_ns=None,
                  peer_response_bits=None, wire_overhead_bytes=None, small_packet_percent=None, xon_bytes=None):
     """Per-port PFC headroom; a dict for a dict input, a list for a list input."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import HeadroomError, port_headroom
     single = isinstance(ports, dict)
     if not single and (isinstance(ports, (str, bytes)) or not isinstance(ports, (list, tuple))):
         raise AnsibleFilterError("%s: input must be a port dict or a list of port dicts, got %s"

@@ -63,12 +63,17 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import PowerFitError, rack_power_fit as _fit
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.rack_power_fit"
 
 
 def rack_power_fit(data):
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import (
+        PowerFitError,
+        rack_power_fit as _fit,
+    )
     try:
         return _fit(data)
     except PowerFitError as exc:

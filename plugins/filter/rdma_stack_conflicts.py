@@ -49,13 +49,15 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, stack_conflicts
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.rdma_stack_conflicts"
 
 
 def rdma_stack_conflicts(installed, stack):
     """Installed stacks other than the wanted one."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, stack_conflicts
     if not isinstance(installed, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                      for k, v in installed.items()):
         raise AnsibleFilterError("%s: input must be a dict of package name to version (dpkg_installed's result), "

@@ -46,14 +46,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import plain_name
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, ipoib_plan
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.rdma_stack_ipoib"
 
 
 def rdma_stack_ipoib(interfaces, prefix="60-gpufleet-rdma"):
     """IPoIB interfaces checked and rendered as networkd files."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import plain_name
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, ipoib_plan
     if not isinstance(interfaces, (list, tuple)):
         raise AnsibleFilterError("%s: input must be a list of interfaces, got %s" % (_FQCN, type(interfaces).__name__))
     try:

@@ -54,13 +54,15 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, memlock_check
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.rdma_stack_memlock"
 
 
 def rdma_stack_memlock(files, systemd, minimum):
     """Effective memlock limits against a minimum."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, memlock_check
     if not isinstance(files, (list, tuple)) or not all(
             isinstance(f, Mapping) and isinstance(f.get("path"), str) and isinstance(f.get("content", ""), str)
             for f in files):

@@ -49,13 +49,15 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, stack_plan
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.rdma_stack_plan"
 
 
 def rdma_stack_plan(settings):
     """Packages and repository for the chosen stack."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, stack_plan
     if not isinstance(settings, Mapping):
         raise AnsibleFilterError("%s: input must be a dict of settings, got %s" % (_FQCN, type(settings).__name__))
     try:

@@ -74,20 +74,22 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_qos import (
-    PLATFORMS,
-    RoceQosError,
-    check_platform,
-    dscp_to_priority,
-    parse_lossless_class,
-    priority_to_queue,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.roce_qos_check"
 
 
 def roce_qos_check(description, host=None, headroom=None, platform=None):
     """Validate the lossless class (and the host side); return it with its maps."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_qos import (
+        PLATFORMS,
+        RoceQosError,
+        check_platform,
+        dscp_to_priority,
+        parse_lossless_class,
+        priority_to_queue,
+    )
     if not isinstance(description, dict):
         raise AnsibleFilterError("%s: input must be a mapping describing the lossless class, got %s"
                                  % (_FQCN, type(description).__name__))

@@ -90,18 +90,20 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_qos import (
-    PLATFORMS,
-    RoceQosError,
-    parse_lossless_class,
-)
-from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_render import render
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.roce_switch_config"
 
 
 def roce_switch_config(description, platform="sonic", host=None, headroom=None):
     """Validate the lossless class and render it for ``platform``."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_qos import (
+        PLATFORMS,
+        RoceQosError,
+        parse_lossless_class,
+    )
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_render import render
     if not isinstance(description, dict):
         raise AnsibleFilterError("%s: input must be a mapping describing the lossless class, got %s"
                                  % (_FQCN, type(description).__name__))

@@ -148,20 +148,22 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
-    CONF_FILES,
-    SlurmConfError,
-    cgroup_conf,
-    check_settings,
-    render_conf_lines,
-)
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf_values import check_values
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.slurm_conf_check"
 
 
 def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None):
     """Validate and translate Slurm settings; return settings, translations, warnings and lines."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
+        CONF_FILES,
+        SlurmConfError,
+        cgroup_conf,
+        check_settings,
+        render_conf_lines,
+    )
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf_values import check_values
     if not isinstance(settings, dict):
         raise AnsibleFilterError("%s: input must be a mapping of Slurm keys, got %s" % (_FQCN, type(settings).__name__))
     if conf not in CONF_FILES:

@@ -68,17 +68,19 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
-    SlurmConfError,
-    node_lines,
-    partition_lines,
-)
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.slurm_node_lines"
 
 
 def slurm_node_lines(nodes, partitions=None, version="22.05"):
     """NodeName (and PartitionName) lines for slurm.conf."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
+        SlurmConfError,
+        node_lines,
+        partition_lines,
+    )
     if not isinstance(nodes, list):
         raise AnsibleFilterError("%s: input must be a list of node mappings, got %s" % (_FQCN, type(nodes).__name__))
     if partitions is not None and not isinstance(partitions, list):

@@ -59,14 +59,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import SlurmConfError
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_topology import topology_conf_lines
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.slurm_topology_conf"
 
 
 def slurm_topology_conf(fabric, version="22.05", nodes=None):
     """topology.conf lines for a tree or block fabric."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import SlurmConfError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_topology import topology_conf_lines
     if not isinstance(fabric, dict):
         raise AnsibleFilterError("%s: input must be a fabric mapping with kind tree or block, got %s"
                                  % (_FQCN, type(fabric).__name__))

@@ -86,7 +86,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError, expect
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.validate_expect"
 _OPTIONS = {
@@ -101,6 +102,7 @@ _OPTIONS = {
 
 def validate_expect(kind, hardware=None, **options):
     """The expectation of one check kind."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError, expect
     if not isinstance(kind, str) or kind not in _OPTIONS:
         raise AnsibleFilterError("%s: input must be one of %s, got %r" % (_FQCN, ", ".join(_OPTIONS), kind))
     if not isinstance(hardware, dict):

@@ -54,13 +54,15 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_report import ReportError, report
+# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
+# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
 
 _FQCN = "gpufleet.cluster.validate_report"
 
 
 def validate_report(results, cluster=None, generated=None, title=None):
     """{json, html, failed, drain, report} of the check results."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_report import ReportError, report
     if not isinstance(results, list):
         raise AnsibleFilterError("%s: input must be a list of check results, got %s" % (_FQCN, type(results).__name__))
     for name, value in (("cluster", cluster), ("generated", generated), ("title", title)):

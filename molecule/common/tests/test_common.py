@@ -8,14 +8,13 @@ import sys
 import time
 
 import pytest
-import testinfra.utils.ansible_runner
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
 from fresh_node import check_on_fresh_node, recap  # noqa: E402  (shared by the scenarios)
+from lab_host import host, hosts  # noqa: E402
 
-_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
-testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("all")]
+testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 
 def _is_head(host):
@@ -23,7 +22,7 @@ def _is_head(host):
 
 
 def _ip(name):
-    return testinfra.get_host(f"podman://{name}").check_output("hostname -I").split()[0]
+    return host(name).check_output("hostname -I").split()[0]
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,12 @@ import re
 import sys
 
 import pytest
-import testinfra.utils.ansible_runner
 
-_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
-testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("all")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from lab_host import hosts  # noqa: E402  (shared by the scenarios)
+
+testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 CSV = "/etc/dcgm-exporter/gpufleet-counters.csv"
 EXPORTER_UNIT = "/etc/systemd/system/nvidia-dcgm-exporter.service"

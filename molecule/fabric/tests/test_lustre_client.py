@@ -9,14 +9,15 @@ import os
 import sys
 
 import pytest
-import testinfra.utils.ansible_runner
 import yaml
 
-_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
-testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("gpu_nodes")]
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(_REPO, "tests", "molecule"))
+from lab_host import hosts  # noqa: E402  (shared by the scenarios)
+
+testinfra_hosts = hosts("gpu_nodes")  # over SSH (tests/molecule/lab_host.py)
 
 # The collection's own escaping, to hold against the node's systemd-escape.
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(_REPO, "collections"))
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_layouts import directory_layouts  # noqa: E402
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mounts import systemd_escape_path  # noqa: E402

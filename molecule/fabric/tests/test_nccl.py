@@ -5,14 +5,17 @@
 """What the nccl role leaves on a lab GPU node: the reference H100 topology file and /etc/nccl.conf, read the
 way NCCL reads them, with the RoCE settings roce_host wrote merged in; no NCCL packages (installation is off)."""
 import os
+import sys
 import tarfile
 import xml.etree.ElementTree as ET
 
-import testinfra.utils.ansible_runner
 from check_run import REPO, run_check
 
-_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
-testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("gpu_nodes")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from lab_host import hosts  # noqa: E402  (shared by the scenarios)
+
+testinfra_hosts = hosts("gpu_nodes")  # over SSH (tests/molecule/lab_host.py)
 
 CONF = "/etc/nccl.conf"
 TOPO = "/etc/nccl/topo.xml"

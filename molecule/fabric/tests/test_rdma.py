@@ -6,13 +6,16 @@
 configuration files (modules-load, IPoIB for systemd-networkd, opensm) as the scenario's settings say."""
 import configparser
 import os
+import sys
 import re
 
-import testinfra.utils.ansible_runner
 from check_run import run_check
 
-_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
-testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("gpu_nodes")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from lab_host import hosts  # noqa: E402  (shared by the scenarios)
+
+testinfra_hosts = hosts("gpu_nodes")  # over SSH (tests/molecule/lab_host.py)
 
 INBOX = ["rdma-core", "ibverbs-providers", "ibverbs-utils", "infiniband-diags", "perftest", "rdmacm-utils", "opensm"]
 NETWORK_DIR = "/etc/systemd/network"

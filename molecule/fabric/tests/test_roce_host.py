@@ -5,11 +5,14 @@
 """What the roce_host role leaves on the lab GPU node: the recorded RoCE NIC set, the NCCL environment, the unit."""
 import json
 import os
+import sys
 
-import testinfra.utils.ansible_runner
 
-_INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
-testinfra_hosts = [f"podman://{h}" for h in testinfra.utils.ansible_runner.AnsibleRunner(_INVENTORY).get_hosts("all")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from lab_host import hosts  # noqa: E402  (shared by the scenarios)
+
+testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 LAB = "/opt/gpufleet-lab/roce"
 ECN = LAB + "/sys/class/net/eth2/ecn"

@@ -17,14 +17,13 @@ import sys
 import time
 
 import pytest
-import testinfra.utils.ansible_runner
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
 from fresh_node import check_on_fresh_node, recap  # noqa: E402  (shared by the scenarios)
+from lab_host import hosts  # noqa: E402
 
-_RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
-testinfra_hosts = [f"podman://{h}" for h in _RUNNER.get_hosts("all")]
+testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 REPO = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SCRIPT = "/usr/local/sbin/gpufleet-gpu-tuning"

@@ -14,8 +14,6 @@ import re
 import sys
 
 import pytest
-import testinfra
-import testinfra.utils.ansible_runner
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(_ROOT, "collections"))
@@ -23,9 +21,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources impor
 
 sys.path.insert(0, os.path.join(_ROOT, "tests", "molecule"))
 from fresh_node import check_on_fresh_node, recap, run_play  # noqa: E402  (shared by the scenarios)
+from lab_host import host, hosts  # noqa: E402
 
-_RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
-testinfra_hosts = [f"podman://{h}" for h in _RUNNER.get_hosts("all")]
+testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 NONFREE = "/etc/apt/sources.list.d/gpufleet-debian-nonfree.sources"
 CUDA_SOURCE = "/etc/apt/sources.list.d/gpufleet-nvidia-cuda.sources"
@@ -159,7 +157,7 @@ def debian_nonfree_lists():
     """Debian's non-free indexes on the CUDA node: where it installs nothing the role refreshes the lists once
     when the sources change, and NVIDIA's repository cannot be fetched here, so the role's Debian source is read
     on its own."""
-    node = testinfra.get_host("podman://molecule-nvidia-driver-cuda")
+    node = host("molecule-nvidia-driver-cuda")
     node.check_output(f"apt-get update -o Dir::Etc::SourceList={NONFREE} -o Dir::Etc::SourceParts=/nonexistent "
                       "-o APT::Get::List-Cleanup=0")
     return node

@@ -5,14 +5,16 @@
 """The slurm role's entry points, each read from its node: controller, accounting, compute, login."""
 import os
 import re
+import sys
 import time
 
 import pytest
-import testinfra
-import testinfra.utils.ansible_runner
 
-_RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
-testinfra_hosts = [f"podman://{h}" for h in _RUNNER.get_hosts("all")]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), "tests", "molecule"))
+from lab_host import host, hosts  # noqa: E402  (shared by the scenarios)
+
+testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 
 def _role(host):
@@ -20,7 +22,7 @@ def _role(host):
 
 
 def _node(name):
-    return testinfra.get_host(f"podman://molecule-slurm-{name}")
+    return host(f"molecule-slurm-{name}")
 
 
 def test_munge_runs_with_the_cluster_key(host):
