@@ -16,6 +16,8 @@ import pytest
 from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import (
     HeadroomError,
     Term,
+    check_speed,
+    parse_cable_length,
     pfc_headroom,
     port_headroom,
 )
@@ -79,3 +81,56 @@ def test_port_is_called_port_by_default():
     with pytest.raises(HeadroomError) as err:
         port_headroom(None, SWITCH)
     assert str(err.value) == "port must be a dict {name, speed_gbps, cable_m, mtu, ...}, got NoneType"
+
+
+# ---------------------------------------------------------------- refusals of parse_cable_length and check_speed, exact
+_SPEEDS = "10, 25, 40, 50, 100, 200, 400, 800"
+_CABLE_FIX = ("use the real cable length in metres (not feet), 0.5 m for the shortest DAC, and a long-haul/DCI buffer "
+              "design beyond 10 km")
+
+
+@pytest.mark.parametrize("value, message", [
+    ("5 ft", "cable_m '5 ft' is not a length; give metres as a number or a string like '5m' / '2km' "
+             "(SONiC CABLE_LENGTH style)"),
+    ("20km", "cable_m 20000 m is outside 0.5..10000 m; " + _CABLE_FIX),
+    ("0.4m", "cable_m 0.4 m is outside 0.5..10000 m; " + _CABLE_FIX),
+])
+def test_parse_cable_length_refusals_in_full(value, message):
+    with pytest.raises(HeadroomError) as err:
+        parse_cable_length(value)
+    assert str(err.value) == message
+
+
+def test_parse_cable_length_accepts_both_ends_of_its_range():
+    assert parse_cable_length("0.5m") == Fraction(1, 2)
+    assert parse_cable_length("10km") == 10000
+
+
+@pytest.mark.parametrize("value, message", [
+    ("100", "speed must be a whole number of Gb/s (one of %s), got str '100'" % _SPEEDS),
+    (100000, "speed 100000 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s (100000 looks like "
+             "Mb/s as in SONiC's PORT table: use 100)" % _SPEEDS),
+    (30, "speed 30 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s" % _SPEEDS),
+    (100500, "speed 100500 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s" % _SPEEDS),
+])
+def test_check_speed_refusals_in_full(value, message):
+    with pytest.raises(HeadroomError) as err:
+        check_speed("speed", value)
+    assert str(err.value) == message
+
+
+_NUMBER_FIX = _CABLE_FIX + "; give a number or a string like '5m' / '2km'"
+
+
+@pytest.mark.parametrize("value, message", [
+    (True, "cable_m must be a number of m, got bool True; " + _NUMBER_FIX),
+    (float("inf"), "cable_m is inf; it must be a finite number of m in 0.5..10000"),
+    (20000.5, "cable_m 20000.5 m is outside 0.5..10000 m; " + _NUMBER_FIX),
+    # 1/3 has no exact decimal: 3 decimals; 0.1234 has 4 exact ones: also cut to 3
+    (Fraction(1, 3), "cable_m 0.333 m is outside 0.5..10000 m; " + _NUMBER_FIX),
+    ("0.1234m", "cable_m 0.123 m is outside 0.5..10000 m; " + _CABLE_FIX),
+])
+def test_cable_length_number_refusals_in_full(value, message):
+    with pytest.raises(HeadroomError) as err:
+        parse_cable_length(value)
+    assert str(err.value) == message
