@@ -134,3 +134,29 @@ def test_cable_length_number_refusals_in_full(value, message):
     with pytest.raises(HeadroomError) as err:
         parse_cable_length(value)
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("mtu, cell, message", [
+    ("9216", 144, "mtu must be a whole number of bytes, got str '9216'; give the largest frame the port carries in any "
+                  "class, e.g. 9216 (jumbo) or 1500"),
+    (9216, 32, "cell_bytes 32 bytes is outside 64..512 bytes; use the switch ASIC's buffer cell size, e.g. 96 "
+               "(Spectrum-1) or 144 (Spectrum-2/3)"),
+])
+def test_integer_refusals_in_full(mtu, cell, message):
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(100, 5, mtu=mtu, cell_bytes=cell)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("port, switch, message", [
+    ({"name": "Ethernet0", "speed_gbps": 100, "cable_m": 5}, {"cell_bytes": 144},
+     "port 'Ethernet0' has no mtu and the switch gives none; set mtu (bytes, 1500..9216) on the port or for the whole "
+     "switch"),
+    ({"name": "Ethernet0", "speed_gbps": 100, "cable_m": 5, "mtu": 9216}, {},
+     "cell_bytes is missing; give the ASIC's buffer cell size in bytes (64..512), e.g. 96 for Spectrum-1, 144 for "
+     "Spectrum-2/3"),
+])
+def test_port_headroom_missing_mtu_or_cell_in_full(port, switch, message):
+    with pytest.raises(HeadroomError) as err:
+        port_headroom(port, switch)
+    assert str(err.value) == message
