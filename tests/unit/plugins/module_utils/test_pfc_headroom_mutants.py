@@ -160,3 +160,31 @@ def test_port_headroom_missing_mtu_or_cell_in_full(port, switch, message):
     with pytest.raises(HeadroomError) as err:
         port_headroom(port, switch)
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("option, message", [
+    ("lossless_mtu", "lossless_mtu must be a whole number of bytes, got str 'x'; give the largest frame of the lossless "
+                     "class (RoCE), at most the port mtu 9216; use 1500 when RoCE frames are smaller"),
+    ("ns_per_m", "ns_per_m must be a number of ns/m, got str 'x'; use ~5.13 for single-mode fibre, ~4.76 for twinax "
+                 "copper (1 / velocity)"),
+    ("phy_delay_ns", "phy_delay_ns must be a number of ns, got str 'x'; give the MAC/PHY/FEC latency of this port, "
+                     "transmit plus receive, in nanoseconds"),
+    ("wire_overhead_bytes", "wire_overhead_bytes must be a whole number of bytes, got str 'x'; 20 (preamble 8 + "
+                            "inter-frame gap 12) on Ethernet; 0 reproduces models that ignore it"),
+    ("small_packet_percent", "small_packet_percent must be a number of %, got str 'x'; 100 assumes every in-flight "
+                             "frame wastes cells as badly as possible (safe), 0 none"),
+    ("peer_response_bits", "peer_response_bits must be a whole number of bit, got str 'x'; give the peer's reaction "
+                           "time in bit times (pause quanta x 512), or leave it unset for the IEEE 802.3 Annex 31B "
+                           "value of the speed"),
+    ("xon_bytes", "xon_bytes must be a whole number of bytes, got str 'x'; give the fixed XON reserve of the switch "
+                  "profile in bytes, or leave it unset"),
+])
+def test_every_option_refusal_in_full(option, message):
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(100, 5, mtu=9216, cell_bytes=144, **{option: "x"})
+    assert str(err.value) == message
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(100, 5, mtu=9216, cell_bytes=144, where="ports[3]", **{option: "x"})
+    # wire_overhead_bytes and small_packet_percent are switch-wide: their messages carry no port label
+    switch_wide = option in ("wire_overhead_bytes", "small_packet_percent")
+    assert str(err.value) == (message if switch_wide else "ports[3]: " + message)
