@@ -19,8 +19,22 @@ mutant, only the tests that called the mutated function (its trampoline records 
 
     python tests/mutation/run.py [MODULE ...]     default: all of CORE
     python tests/mutation/run.py --recheck MODULE  rerun only the last run's survivors (after adding tests)
+    python tests/mutation/run.py --resume MODULE   go on with a run that was stopped: keep the staging tree and the
+                                                   mutants already decided, run the rest (mutmut run with no names)
     python tests/mutation/scores.py               per-module killed/total/score
+
+--recheck and --resume need the staged module to equal plugins/module_utils/<module>.py (else they stop and say to run
+it whole); both refresh tests/ and setup.cfg. --resume keeps the staged test selection: mutmut resets every result
+when pytest_add_cli_args_test_selection changes, so test files added since the run started join at the next --recheck.
+
+A run may be paused (kill -STOP / -CONT on its process group) or starved of CPU: mutmut's limit is CPU seconds
+(RLIMIT_CPU, 3 x the tests' time + 10 s), but it also sends SIGXCPU after a wall-clock time of the same size, which
+a pause or a loaded machine would turn into false "timeout" kills. mutmut therefore runs through
+tests/mutation/mutmut_cpu_limit.py, which stretches that wall-clock backstop to MUTATION_WALL_S (default 3600 s), and
+the staged tests/unit/conftest.py loads a hypothesis profile without deadline (a mutant is judged by what the tests
+assert, never by how long an example took).
 """
+import configparser
 import json
 import os
 import re
@@ -80,25 +94,46 @@ def copytree(src, dst):
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis"))
 
 
-def stage(module, recheck=False):
-    """A fresh tree (cached mutants of an older checkout would be reported as current); with recheck, only
-    the tests and the configuration are refreshed and the mutants and their results are kept."""
+def staged_selection(work):
+    """The test files of the staged setup.cfg (the selection the kept results were decided with)."""
+    config = configparser.ConfigParser()
+    config.read(work / "setup.cfg", encoding="utf-8")
+    return config.get("mutmut", "pytest_add_cli_args_test_selection", fallback="").split()
+
+
+def stage(module, keep=None):
+    """A fresh tree (cached mutants of an older checkout would be reported as current); with keep ("recheck" or
+    "resume"), only the tests and the configuration are refreshed and the mutants and their results are kept
+    (resume also keeps the staged test selection, see the module's docstring)."""
     work = OUT / module
     tests = tests_for(module)
     if not tests:
         sys.exit("no unit test imports plugins/module_utils/%s.py" % module)
-    if recheck:
+    if keep:
         staged = work / PKG / "plugins" / "module_utils" / (module + ".py")
         source = ROOT / "plugins" / "module_utils" / (module + ".py")
         if not staged.is_file() or staged.read_bytes() != source.read_bytes():
             sys.exit("%s changed since its last run (or never ran): run it whole, python tests/mutation/run.py %s"
                      % (source.relative_to(ROOT), module))
         copytree(ROOT / "tests", work / PKG / "tests")
+        no_deadline(work)
+        if keep == "resume":
+            kept = staged_selection(work)
+            gone = [t for t in kept if not (work / t).is_file()]
+            if not kept or gone:
+                sys.exit("cannot resume %s: its staged test selection %s (run it whole, python tests/mutation/run.py"
+                         " %s)" % (module, "lists removed files: " + " ".join(gone) if gone else "is missing", module))
+            added = sorted(set(tests) - set(kept))
+            if added:
+                print("   resume keeps the run's test selection; added since, for the next --recheck: %s"
+                      % " ".join(t.split("tests/unit/", 1)[1] for t in added), flush=True)
+            tests = kept
         write_config(work, module, tests)
         return work, tests
     shutil.rmtree(work, ignore_errors=True)
     copytree(ROOT / "plugins", work / PKG / "plugins")
     copytree(ROOT / "tests", work / PKG / "tests")
+    no_deadline(work)
     mutated = work / "mutants" / PKG
     link = mutated / "collections" / PKG
     link.parent.mkdir(parents=True)
@@ -108,6 +143,17 @@ def stage(module, recheck=False):
             (mutated / entry.name).symlink_to(entry)
     write_config(work, module, tests)
     return work, tests
+
+
+def no_deadline(work):
+    """The staged tests/unit/conftest.py loads a hypothesis profile without deadline: the run is niced, may be paused
+    and shares the CPU, so an example's time says nothing about the mutant."""
+    conftest = work / PKG / "tests" / "unit" / "conftest.py"
+    with open(conftest, "a", encoding="utf-8") as handle:
+        handle.write("\n\n# Added by tests/mutation/run.py in the staging tree only.\n"
+                     "import hypothesis as _hypothesis  # noqa: E402\n"
+                     "_hypothesis.settings.register_profile('mutation', deadline=None)\n"
+                     "_hypothesis.settings.load_profile('mutation')\n")
 
 
 def write_config(work, module, tests):
@@ -158,7 +204,10 @@ def keep_earlier_results(work, module, before):
 
 def main(argv):
     recheck = "--recheck" in argv
-    argv = [a for a in argv if a != "--recheck"]
+    resume = "--resume" in argv
+    if recheck and resume:
+        sys.exit("--recheck and --resume do not go together")
+    argv = [a for a in argv if a not in ("--recheck", "--resume")]
     modules = argv or CORE
     unknown = [m for m in modules if not (ROOT / "plugins" / "module_utils" / (m + ".py")).is_file()]
     if unknown:
@@ -166,7 +215,7 @@ def main(argv):
     jobs = os.environ.get("MUTATION_JOBS", "2")
     failed = []
     for module in modules:
-        work, tests = stage(module, recheck)
+        work, tests = stage(module, "recheck" if recheck else "resume" if resume else None)
         names = survivors(module) if recheck else []
         before = meta_codes(work, module)
         if recheck and not names:
@@ -174,15 +223,16 @@ def main(argv):
             continue
         print("== mutation: %s against %d test file(s): %s" % (module, len(tests), " ".join(
             t.split("tests/unit/", 1)[1] for t in tests)), flush=True)
-        with open(work / ("mutmut-recheck.log" if recheck else "mutmut.log"), "w", encoding="utf-8") as log:
-            mutmut = str(Path(sys.executable).parent / "mutmut")
-            rc = subprocess.call(["nice", "-n", "19", mutmut, "run", "--max-children", jobs] + names,
+        log_name = "mutmut-recheck.log" if recheck else "mutmut-resume.log" if resume else "mutmut.log"
+        with open(work / log_name, "w", encoding="utf-8") as log:
+            mutmut = [sys.executable, str(ROOT / "tests" / "mutation" / "mutmut_cpu_limit.py")]
+            rc = subprocess.call(["nice", "-n", "19"] + mutmut + ["run", "--max-children", jobs] + names,
                                  cwd=work, stdout=log, stderr=subprocess.STDOUT)
         if recheck:
             keep_earlier_results(work, module, before)
         if rc:
             failed.append(module)
-            print("   mutmut exited %d, see %s" % (rc, work / "mutmut.log"), flush=True)
+            print("   mutmut exited %d, see %s" % (rc, work / log_name), flush=True)
         subprocess.call([sys.executable, str(ROOT / "tests" / "mutation" / "scores.py"), module])
     subprocess.call([sys.executable, str(ROOT / "tests" / "mutation" / "scores.py")] + modules)
     return 1 if failed else 0

@@ -16,6 +16,8 @@ import pytest
 from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import (
     HeadroomError,
     Term,
+    check_speed,
+    parse_cable_length,
     pfc_headroom,
     port_headroom,
 )
@@ -79,3 +81,110 @@ def test_port_is_called_port_by_default():
     with pytest.raises(HeadroomError) as err:
         port_headroom(None, SWITCH)
     assert str(err.value) == "port must be a dict {name, speed_gbps, cable_m, mtu, ...}, got NoneType"
+
+
+# ---------------------------------------------------------------- refusals of parse_cable_length and check_speed, exact
+_SPEEDS = "10, 25, 40, 50, 100, 200, 400, 800"
+_CABLE_FIX = ("use the real cable length in metres (not feet), 0.5 m for the shortest DAC, and a long-haul/DCI buffer "
+              "design beyond 10 km")
+
+
+@pytest.mark.parametrize("value, message", [
+    ("5 ft", "cable_m '5 ft' is not a length; give metres as a number or a string like '5m' / '2km' "
+             "(SONiC CABLE_LENGTH style)"),
+    ("20km", "cable_m 20000 m is outside 0.5..10000 m; " + _CABLE_FIX),
+    ("0.4m", "cable_m 0.4 m is outside 0.5..10000 m; " + _CABLE_FIX),
+])
+def test_parse_cable_length_refusals_in_full(value, message):
+    with pytest.raises(HeadroomError) as err:
+        parse_cable_length(value)
+    assert str(err.value) == message
+
+
+def test_parse_cable_length_accepts_both_ends_of_its_range():
+    assert parse_cable_length("0.5m") == Fraction(1, 2)
+    assert parse_cable_length("10km") == 10000
+
+
+@pytest.mark.parametrize("value, message", [
+    ("100", "speed must be a whole number of Gb/s (one of %s), got str '100'" % _SPEEDS),
+    (100000, "speed 100000 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s (100000 looks like "
+             "Mb/s as in SONiC's PORT table: use 100)" % _SPEEDS),
+    (30, "speed 30 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s" % _SPEEDS),
+    (100500, "speed 100500 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s" % _SPEEDS),
+])
+def test_check_speed_refusals_in_full(value, message):
+    with pytest.raises(HeadroomError) as err:
+        check_speed("speed", value)
+    assert str(err.value) == message
+
+
+_NUMBER_FIX = _CABLE_FIX + "; give a number or a string like '5m' / '2km'"
+
+
+@pytest.mark.parametrize("value, message", [
+    (True, "cable_m must be a number of m, got bool True; " + _NUMBER_FIX),
+    (float("inf"), "cable_m is inf; it must be a finite number of m in 0.5..10000"),
+    (20000.5, "cable_m 20000.5 m is outside 0.5..10000 m; " + _NUMBER_FIX),
+    # 1/3 has no exact decimal: 3 decimals; 0.1234 has 4 exact ones: also cut to 3
+    (Fraction(1, 3), "cable_m 0.333 m is outside 0.5..10000 m; " + _NUMBER_FIX),
+    ("0.1234m", "cable_m 0.123 m is outside 0.5..10000 m; " + _CABLE_FIX),
+])
+def test_cable_length_number_refusals_in_full(value, message):
+    with pytest.raises(HeadroomError) as err:
+        parse_cable_length(value)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("mtu, cell, message", [
+    ("9216", 144, "mtu must be a whole number of bytes, got str '9216'; give the largest frame the port carries in any "
+                  "class, e.g. 9216 (jumbo) or 1500"),
+    (9216, 32, "cell_bytes 32 bytes is outside 64..512 bytes; use the switch ASIC's buffer cell size, e.g. 96 "
+               "(Spectrum-1) or 144 (Spectrum-2/3)"),
+])
+def test_integer_refusals_in_full(mtu, cell, message):
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(100, 5, mtu=mtu, cell_bytes=cell)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("port, switch, message", [
+    ({"name": "Ethernet0", "speed_gbps": 100, "cable_m": 5}, {"cell_bytes": 144},
+     "port 'Ethernet0' has no mtu and the switch gives none; set mtu (bytes, 1500..9216) on the port or for the whole "
+     "switch"),
+    ({"name": "Ethernet0", "speed_gbps": 100, "cable_m": 5, "mtu": 9216}, {},
+     "cell_bytes is missing; give the ASIC's buffer cell size in bytes (64..512), e.g. 96 for Spectrum-1, 144 for "
+     "Spectrum-2/3"),
+])
+def test_port_headroom_missing_mtu_or_cell_in_full(port, switch, message):
+    with pytest.raises(HeadroomError) as err:
+        port_headroom(port, switch)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("option, message", [
+    ("lossless_mtu", "lossless_mtu must be a whole number of bytes, got str 'x'; give the largest frame of the lossless "
+                     "class (RoCE), at most the port mtu 9216; use 1500 when RoCE frames are smaller"),
+    ("ns_per_m", "ns_per_m must be a number of ns/m, got str 'x'; use ~5.13 for single-mode fibre, ~4.76 for twinax "
+                 "copper (1 / velocity)"),
+    ("phy_delay_ns", "phy_delay_ns must be a number of ns, got str 'x'; give the MAC/PHY/FEC latency of this port, "
+                     "transmit plus receive, in nanoseconds"),
+    ("wire_overhead_bytes", "wire_overhead_bytes must be a whole number of bytes, got str 'x'; 20 (preamble 8 + "
+                            "inter-frame gap 12) on Ethernet; 0 reproduces models that ignore it"),
+    ("small_packet_percent", "small_packet_percent must be a number of %, got str 'x'; 100 assumes every in-flight "
+                             "frame wastes cells as badly as possible (safe), 0 none"),
+    ("peer_response_bits", "peer_response_bits must be a whole number of bit, got str 'x'; give the peer's reaction "
+                           "time in bit times (pause quanta x 512), or leave it unset for the IEEE 802.3 Annex 31B "
+                           "value of the speed"),
+    ("xon_bytes", "xon_bytes must be a whole number of bytes, got str 'x'; give the fixed XON reserve of the switch "
+                  "profile in bytes, or leave it unset"),
+])
+def test_every_option_refusal_in_full(option, message):
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(100, 5, mtu=9216, cell_bytes=144, **{option: "x"})
+    assert str(err.value) == message
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(100, 5, mtu=9216, cell_bytes=144, where="ports[3]", **{option: "x"})
+    # wire_overhead_bytes and small_packet_percent are switch-wide: their messages carry no port label
+    switch_wide = option in ("wire_overhead_bytes", "small_packet_percent")
+    assert str(err.value) == (message if switch_wide else "ports[3]: " + message)

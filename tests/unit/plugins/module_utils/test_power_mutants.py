@@ -8,8 +8,11 @@ Each kind of pdu_check violation as a whole dict (keys, rounding, message and fi
 """
 from __future__ import annotations
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power import _down, _imbalance, _overload, _structural
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_model import parse_power_input
+import pytest
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power import (
+    _down, _imbalance, _overload, _structural, _watts, _Worst, check_assignment)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power_model import PowerLayoutError, parse_power_input
 
 
 def _model():
@@ -58,3 +61,110 @@ def test_structural_violation_in_full():
                        node="n1", psu=2) == {
         "type": "unassigned_psu", "message": "PSU n1/2: not assigned to any circuit",
         "fix": "assign it to a circuit of rack 'r1'", "node": "n1", "psu": 2}
+
+
+def _two_racks():
+    return {
+        "nodes": [{"name": "n1", "rack": "r1", "max_power_w": 2300, "psus": 2, "psus_required": 1},
+                  {"name": "n2", "rack": "r2", "max_power_w": 2300, "psus": 2, "psus_required": 1}],
+        "pdus": [{"name": "pa", "rack": "r1", "feed": "A", "voltage": 230, "phases": 1,
+                  "circuits": [{"name": "c1", "rating_a": 16}, {"name": "c2", "rating_a": 16}]},
+                 {"name": "pb", "rack": "r2", "feed": "A", "voltage": 230, "phases": 1,
+                  "circuits": [{"name": "c1", "rating_a": 16}]}]}
+
+
+def _entry(node, psu, pdu="pa", circuit="c1"):
+    return {"node": node, "psu": psu, "pdu": pdu, "circuit": circuit}
+
+
+def test_every_structural_violation_of_an_assignment_in_full():
+    assignment = [
+        _entry("nx", 1),                  # 1: no such node
+        _entry("n1", 3),                  # 2: n1 has PSUs 1..2
+        _entry("n1", True),               # 3: a bool is no PSU number (True == 1 for int checks)
+        _entry("n1", 1, pdu="px"),        # 4: no such PDU
+        _entry("n1", 1, circuit="c9"),    # 5: pa has c1, c2
+        _entry("n1", 1),                  # 6: placed
+        _entry("n1", 1, circuit="c2"),    # 7: PSU n1/1 again: only entry 6 counts
+        _entry("n1", 2, pdu="pb"),        # 8: placed, but pb is in rack r2 and n1 in r1
+    ]                                     # n2 is not placed at all: PSU n2/1 and n2/2 unassigned
+    result = check_assignment(_two_racks(), assignment)
+    structural = ("unknown_node", "unknown_psu", "unknown_pdu", "unknown_circuit", "duplicate_psu", "wrong_rack",
+                  "unassigned_psu")
+    assert [v for v in result["violations"] if v["type"] in structural] == [
+        {"type": "unknown_node", "message": "assignment entry #1 (nx/1 -> pa/c1): node 'nx' is not in the input",
+         "fix": "fix the node name or add the node to 'nodes'"},
+        {"type": "unknown_psu", "message": "assignment entry #2 (n1/3 -> pa/c1): node 'n1' has PSUs 1..2, got 3",
+         "fix": "number PSUs from 1 to psus"},
+        {"type": "unknown_psu", "message": "assignment entry #3 (n1/True -> pa/c1): node 'n1' has PSUs 1..2, got True",
+         "fix": "number PSUs from 1 to psus"},
+        {"type": "unknown_pdu", "message": "assignment entry #4 (n1/1 -> px/c1): PDU 'px' is not in the input",
+         "fix": "fix the PDU name"},
+        {"type": "unknown_circuit", "message": "assignment entry #5 (n1/1 -> pa/c9): PDU 'pa' has no circuit 'c9' "
+                                               "(it has c1, c2)",
+         "fix": "fix the circuit name"},
+        {"type": "duplicate_psu", "message": "assignment entry #7 (n1/1 -> pa/c2): PSU n1/1 is already assigned by entry "
+                                             "#6; only the first counts",
+         "fix": "keep one assignment per PSU"},
+        {"type": "wrong_rack", "message": "assignment entry #8 (n1/2 -> pb/c1): node 'n1' is in rack 'r1' but PDU 'pb' "
+                                          "is in rack 'r2'",
+         "fix": "plug it into a PDU of rack 'r1'"},
+        {"type": "unassigned_psu", "message": "PSU n2/1: not assigned to any circuit",
+         "fix": "assign it to a circuit of rack 'r2'", "node": "n2", "psu": 1},
+        {"type": "unassigned_psu", "message": "PSU n2/2: not assigned to any circuit",
+         "fix": "assign it to a circuit of rack 'r2'", "node": "n2", "psu": 2},
+    ]
+
+
+def test_a_psu_number_given_as_text_is_a_violation_not_a_crash():
+    result = check_assignment(_two_racks(), [_entry("n1", "1")])
+    assert result["violations"][0] == {
+        "type": "unknown_psu", "message": "assignment entry #1 (n1/1 -> pa/c1): node 'n1' has PSUs 1..2, got '1'",
+        "fix": "number PSUs from 1 to psus"}
+
+
+@pytest.mark.parametrize("assignment, message", [
+    ({"layout": []}, "assignment must be a list of {node, psu, pdu, circuit} dicts, got dict"),
+    ("n1/1", "assignment must be a list of {node, psu, pdu, circuit} dicts, got str"),
+    ([{"node": "n1", "psu": 1}], "assignment entry #1 must be a dict with keys node, psu, pdu, circuit, got "
+                                 "{'node': 'n1', 'psu': 1}"),
+])
+def test_an_assignment_of_the_wrong_shape_is_refused_with_the_exact_message(assignment, message):
+    with pytest.raises(PowerLayoutError) as err:
+        check_assignment(_two_racks(), assignment)
+    assert str(err.value) == message
+
+
+def test_no_assignment_at_all_is_refused_with_the_exact_message():
+    with pytest.raises(PowerLayoutError) as err:
+        check_assignment(_two_racks())
+    assert str(err.value) == "no assignment given: pass a list of {node, psu, pdu, circuit} or set 'assignment' in the input"
+
+
+def test_check_assignment_summary_and_psu_loads():
+    # Each node: 2300 W / (230 V x 0.95) = 10.526 A when one of its two PSUs is lost (half of it normally).
+    # pa/c1 and pa/c2: 10.526 / 12.8 = 0.8224; pb/c1 rated 10 A (8 A limit) carries both n2 PSUs: 10.526 / 8 = 1.3158
+    data = _two_racks()
+    data["pdus"][1]["circuits"][0]["rating_a"] = 10
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2, circuit="c2"),
+                                     _entry("n2", 1, pdu="pb"), _entry("n2", 2, pdu="pb")])
+    assert (result["summary"]["worst_circuit"], result["summary"]["worst_utilisation"]) == ("pb/c1", 1.3158)
+    assert result["psu_loads"] == [
+        {"node": name, "node_type": "", "rating_w": None, "normal_w": 1150, "worst_w": 2300,
+         "worst_scenario": "any one of its PSUs lost", "live_psus": 1} for name in ("n1", "n2")]
+
+
+def test_watts_are_rounded_to_a_tenth_and_whole_watts_are_ints():
+    assert _watts(1234.56) == 1234.6
+    assert _watts(1234.04) == 1234
+    assert isinstance(_watts(3300.0), int)
+    assert _watts(None) is None
+
+
+def test_worst_keeps_the_earlier_scenario_on_an_exact_tie():
+    # threshold = 0 x (1 + 1e-9) + 1e-12 = 1e-12: an offer of exactly that is not strictly larger
+    worst = _Worst([0.0], [0.0], "normal")
+    worst.offer(0, 1e-12, 5.0, "feed A lost")
+    assert (worst.amps, worst.watts, worst.scenario) == ([0.0], [0.0], ["normal"])
+    worst.offer(0, 2e-12, 5.0, "feed A lost")
+    assert (worst.amps, worst.watts, worst.scenario) == ([2e-12], [5.0], ["feed A lost"])
