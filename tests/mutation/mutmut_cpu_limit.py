@@ -15,7 +15,7 @@ stretched to MUTATION_WALL_S seconds (default 3600): it is left only for a mutan
 import os
 import sys
 
-import mutmut.workers.isolation as isolation
+from mutmut.workers import isolation
 from mutmut.__main__ import cli
 
 WALL_S = float(os.environ.get("MUTATION_WALL_S", "3600"))
