@@ -67,15 +67,14 @@ def problems(text: str) -> List[str]:
 
 def main(argv: List[str]) -> int:
     if len(argv) != 1:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        print(next(line.strip() for line in __doc__.splitlines() if "check_recap.py" in line), file=sys.stderr)
         return 2
     with open(argv[0], encoding="utf-8", errors="replace") as handle:
-        found = problems(handle.read())
+        text = handle.read()
+    found = problems(text)
     for line in found:
         print(f"check_recap: {line}")
     if not found:
-        with open(argv[0], encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
         counts = {step: len(check_step_recaps(text, step)[1]) for step in QUIET}
         print(f"check_recap: {counts['check']} host recaps in the check step"
               + (f", {counts['side_effect']} in the side_effect step" if counts["side_effect"] else "")

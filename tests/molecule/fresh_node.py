@@ -14,6 +14,7 @@ import time
 import uuid
 
 import yaml
+from lab_host import connection_options  # a fresh node is reached as the scenario's nodes are
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE = "localhost/gpufleet-lab-debian12:latest"
@@ -23,14 +24,6 @@ _RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+
 
 def _inventory_dir():
     return os.path.dirname(os.environ["MOLECULE_INVENTORY_FILE"])
-
-
-def _connection():
-    """How molecule reaches the scenario's nodes (the connection options its inventory gives every host, from
-    .config/molecule/config.yml): a fresh node is reached the same way."""
-    with open(os.environ["MOLECULE_INVENTORY_FILE"], encoding="utf-8") as fh:
-        options = next(iter(yaml.safe_load(fh)["all"]["hosts"].values()))
-    return {key: value for key, value in options.items() if key.startswith("ansible_")}
 
 
 def _playbook(args, play, tmp_path, expect_rc=0):
@@ -64,7 +57,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=(
     inventory = tmp_path / "fresh.yml"
     inventory.write_text(yaml.safe_dump({"all": {"children": {
         **{group: {"hosts": {name: None}} for group in groups},
-        "fresh": {"hosts": {name: {**_connection(), "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
+        "fresh": {"hosts": {name: {**connection_options(), "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
     command = ["podman", "run", "-d", "--name", name, "--hostname", name, "--systemd=always",
                *(["--network", network] if network else []),
                *[arg for device in devices for arg in ("--device", device)], IMAGE, "/lib/systemd/systemd"]

@@ -55,6 +55,11 @@ def test_main_exit_codes(tmp_path):
     assert check_recap.main([]) == 2
 
 
+def test_main_without_a_log_prints_its_usage(capsys):
+    assert check_recap.main([]) == 2
+    assert capsys.readouterr().err == "check_recap.py MOLECULE_LOG\n"
+
+
 def _with_side_effect(changed):
     """The real log with a side_effect step (the refusals, as fabric and gpu_tuning run them) after the check step."""
     step = ("INFO     [dcgm > side_effect] Executing\n\nPLAY RECAP " + "*" * 20 + "\n"
