@@ -465,6 +465,8 @@ def write_inventory(name: str, nodes: List[Node], key: str, inventory: str, cont
         f"    ansible_ssh_private_key_file: {key}",
         "    # Lab containers get fresh host keys whenever they are re-created.",
         "    ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR",
+        "    # The lab image's Python: no interpreter discovery on every node in every run.",
+        "    ansible_python_interpreter: /usr/bin/python3",
         f"    gpufleet_lab_name: {name}",
         *(["    # Two controllers share this podman volume, standing in for NFS.",
            f"    slurm_state_save_location: {SHARED_STATE_MOUNT}"] if controllers > 1 else []),
@@ -528,7 +530,12 @@ def write_secrets(path: str, content: Optional[str] = None) -> None:
         fh.write(content)
 
 
-def up(name: str, computes: int, logins: int, distro: str, inventory: str, controllers: int = 1) -> None:
+def up(name: str, computes: int, logins: int, distro: str, inventory: str, controllers: int = 1,
+       cpu_shares: Optional[int] = None) -> None:
+    """cpu_shares: the containers' CPU weight against other containers (podman --cpu-shares; its default 1024):
+    make test gives the e2e lab more, so that its steps go first while molecule's containers run beside it."""
+    if cpu_shares is not None and not 2 <= cpu_shares <= 262144:
+        die(f"--cpu-shares {cpu_shares} is outside 2..262144 (the kernel's range for cpu.shares)")
     if not 1 <= computes <= 64:
         die(f"--computes {computes} is outside 1..64 (this 2-core host has run 16)")
     if controllers not in (1, 2):
@@ -563,6 +570,7 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
                "--label", f"gpufleet.spec={specs[cname]}",
                "--label", f"{OWNER_LABEL}={os.path.realpath(ROOT)}", "--label", f"{KEY_LABEL}={fingerprint}",
                "--label", f"{INVENTORY_LABEL}={os.path.abspath(inventory)}",
+               *(["--cpu-shares", str(cpu_shares)] if cpu_shares is not None else []),
                "-v", f"{key}.pub:/root/.ssh/authorized_keys:ro", *node.run_args(name, controllers), image)
     wait_for_ssh(nodes, key, name)
     path = write_inventory(name, nodes, key, inventory, controllers)
@@ -627,6 +635,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             p.add_argument("--controllers", type=int, default=int(os.environ.get("LAB_CONTROLLERS", "1")),
                            help="2 adds a backup Slurm controller (head2) sharing a state volume with head")
             p.add_argument("--distro", choices=sorted(DISTROS), default="debian12")
+            p.add_argument("--cpu-shares", type=int, default=None,
+                           help="CPU weight of the new containers against other containers (podman's default 1024)")
     args = parser.parse_args(argv)
     if args.cmd == "images":
         if args.distro != "debian12" and not DISTROS[args.distro].mirror:
@@ -637,7 +647,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     elif args.cmd == "ssh-key":
         print(ssh_key())
     elif args.cmd == "up":
-        up(args.name, args.computes, args.logins, args.distro, args.inventory, args.controllers)
+        up(args.name, args.computes, args.logins, args.distro, args.inventory, args.controllers, args.cpu_shares)
     elif args.cmd == "down":
         down(args.name, args.inventory)
     else:

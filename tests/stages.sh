@@ -6,6 +6,9 @@
 # stops at its first failure; the others run on, and the exit status is non-zero if any stage failed.
 # A lane that starts with nice=N runs at that niceness: the longest lane (the e2e) keeps the CPU when the lanes
 # want more than there is, and the others take what it leaves (its waits for jobs, reboots and daemons).
+# Each lane is a session of its own: with the kernel's autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled)
+# the CPU is shared between sessions first and nice only orders the processes within one, so the lane's session gets
+# the lane's niceness too (/proc/self/autogroup). Ctrl-C or a TERM stops every lane.
 #   tests/stages.sh "e2e" "nice=5 molecule" "nice=10 unit plan install-test"
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,14 +31,35 @@ lane() {  # lane TARGET...: the targets in turn, stopping at the first that fail
   return 0
 }
 
+if [ "${1:-}" = --lane ]; then  # stages.sh --lane N TARGET...: one lane, in the session setsid made for it
+  niceness=$2
+  shift 2
+  echo "$niceness" 2>/dev/null >/proc/self/autogroup || true  # a kernel without autogroups has no such file
+  renice -n "$niceness" -p $$ >/dev/null
+  lane "$@"
+  exit
+fi
+
 pids=()
 for targets in "$@"; do
   niceness=0
   if [[ $targets =~ ^nice=([0-9]+)\ (.*)$ ]]; then niceness=${BASH_REMATCH[1]} targets=${BASH_REMATCH[2]}; fi
   # shellcheck disable=SC2086  # a lane is a list of target names
-  (renice -n "$niceness" -p "$BASHPID" >/dev/null && lane $targets) >"$logs/lane.$$.${#pids[@]}" 2>&1 &
+  setsid --wait "$0" --lane "$niceness" $targets >"$logs/lane.$$.${#pids[@]}" 2>&1 &
   pids+=("$!")
 done
+# Ctrl-C reaches only the foreground group: pass it on to each lane's session (setsid ran the lane as the pid
+# started here, or as its child where it had to fork).
+# shellcheck disable=SC2317  # reached through the trap
+stop_lanes() {
+  local pid child
+  for pid in "${pids[@]}"; do
+    pkill -TERM -s "$pid" 2>/dev/null
+    for child in $(pgrep -P "$pid"); do pkill -TERM -s "$child" 2>/dev/null; done
+  done
+  exit 130
+}
+trap stop_lanes INT TERM
 failed=0
 for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || failed=1

@@ -57,7 +57,7 @@ def check_on_fresh_node(play, groups, tmp_path, devices=(), network=None, also=(
     inventory = tmp_path / "fresh.yml"
     inventory.write_text(yaml.safe_dump({"all": {"children": {
         **{group: {"hosts": {name: None}} for group in groups},
-        "fresh": {"hosts": {name: {**connection_options(), "ansible_python_interpreter": "/usr/bin/python3"}}}}}}), encoding="utf-8")
+        "fresh": {"hosts": {name: connection_options()}}}}}), encoding="utf-8")
     command = ["podman", "run", "-d", "--name", name, "--hostname", name, "--systemd=always",
                *(["--network", network] if network else []),
                *[arg for device in devices for arg in ("--device", device)], IMAGE, "/lib/systemd/systemd"]

@@ -15,3 +15,11 @@ if _COLLECTIONS not in sys.path:
 _UNIT = os.path.dirname(os.path.abspath(__file__))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
+
+# No test here is timed (docs/testing.md): hypothesis judges an example by what the test asserts, never by how long
+# it took. Its defaults are timings (a 200 ms deadline per example, the too_slow health check), which a loaded machine
+# turns into failures: make test runs this suite beside the lab.
+from hypothesis import HealthCheck, settings  # noqa: E402  (after the path set-up above)
+
+settings.register_profile("gpufleet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gpufleet")
