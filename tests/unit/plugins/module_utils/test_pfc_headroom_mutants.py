@@ -20,6 +20,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom impo
     parse_cable_length,
     pfc_headroom,
     port_headroom,
+    worst_cell_factor,
 )
 
 
@@ -248,3 +249,11 @@ def test_unlabelled_port_messages_have_no_prefix():
     with pytest.raises(HeadroomError) as err:
         pfc_headroom(7, 10, 9216, 256, where="")
     assert str(err.value).startswith("speed_gbps 7 ")
+
+
+def test_worst_cell_factor_reports_the_smallest_frame_on_equal_ratios():
+    # cell = 1 + overhead makes every (k x cell + 1)-byte frame, k >= 1, fill its cells exactly as long as its wire
+    # time: (k + 1) x 64 / (k x 64 + 1 + 63) = 1. The 64 B frame gives 64 / 127. The first size reaching the
+    # maximum is the one the explanation names.
+    assert worst_cell_factor(64, 1500, 63) == (Fraction(1), 65)
+    assert worst_cell_factor(64, 64, 63) == (Fraction(64, 127), 64)
