@@ -131,3 +131,146 @@ def test_eos_queue_7_in_full():
     assert _message(check_platform, _cls(priority=7, queue=3), "eos") == (
         "eos: traffic class 7 and tx-queue 7 are tied together on EOS (control traffic); priority 7 / queue 3 "
         "would remap them; keep queue equal to priority")
+
+
+# ---------------------------------------------------------------- the description, field by field
+_HR8 = {"Ethernet0": HEADROOM["Ethernet0"]}
+_KEYS = "priority, dscp, queue, default_priority, lossless_bandwidth_percent, ecn, pfc_watchdog, ports, headroom"
+_PORT_KEYS = "name, speed_gbps, cable_m, mtu, lossless_mtu, ns_per_m, phy_delay_ns, peer_response_bits, xon_bytes"
+_QUEUE_FIX = ("egress queue (traffic class) of the lossless priority, defaults to the priority; queue 0 is the "
+              "best-effort queue that priorities displaced from the lossless queue use")
+_CABLE_FIX = "whole metres of cable to the peer, as 5 or '5m' (NVUE and SONiC CABLE_LENGTH take whole metres)"
+
+
+def _port(**over):
+    port = {"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5}
+    port.update(over)
+    return port
+
+
+DESCRIPTION_REFUSALS = [
+    ("unknown keys", {"colour": 1, "bogus": 2},
+     "lossless class: unknown key(s) bogus, colour; the keys are %s" % _KEYS),
+    ("priority text", {"priority": "3"},
+     "priority must be an integer in 0..7, got '3'; the 802.1p priority PFC pauses; RoCE convention is 3"),
+    ("priority bool", {"priority": True},
+     "priority must be an integer in 0..7, got True; the 802.1p priority PFC pauses; RoCE convention is 3"),
+    ("priority 8", {"priority": 8}, "priority 8 is outside 0..7; the 802.1p priority PFC pauses; RoCE convention is 3"),
+    ("default_priority 9", {"default_priority": 9},
+     "default_priority 9 is outside 0..7; the priority every other DSCP goes to; normally 0"),
+    ("equal priorities", {"priority": 0, "default_priority": 0},
+     "priority 0 equals default_priority 0: every non-RoCE DSCP would land in the lossless class, so PFC would "
+     "pause all traffic and ECN would mark it; pick a lossless priority other than 0 (RoCE convention 3)"),
+    ("priority 0 without queue", {"priority": 0, "default_priority": 1},
+     "priority 0 needs an explicit queue in 1..7: the queue defaults to the priority, and queue 0 is the "
+     "best-effort queue"),
+    ("queue 0", {"queue": 0}, "queue 0 is outside 1..7; " + _QUEUE_FIX),
+    ("queue 8", {"queue": 8}, "queue 8 is outside 1..7; " + _QUEUE_FIX),
+    ("bandwidth 100", {"lossless_bandwidth_percent": 100},
+     "lossless_bandwidth_percent 100 is outside 1..99; ETS share of the lossless queue; the best-effort queue gets "
+     "the rest (default 50)"),
+    ("dscp empty", {"dscp": []}, "dscp must be a non-empty list of DSCP values 0..63, got []; RoCE uses [26]"),
+    ("dscp text", {"dscp": "26"}, "dscp must be a non-empty list of DSCP values 0..63, got '26'; RoCE uses [26]"),
+    ("dscp 64", {"dscp": [26, 64]}, "dscp[1] 64 is outside 0..63; DSCP is the 6-bit field of the IP TOS byte"),
+    ("dscp twice", {"dscp": [26, 24, 26]}, "dscp lists DSCP 26 twice (positions 0 and 2); list each value once"),
+    ("ecn not a mapping", {"ecn": 1},
+     "ecn must be a mapping with keys min_threshold_bytes, max_threshold_bytes, probability_percent, got int"),
+    ("ecn min 0", {"ecn": {"min_threshold_bytes": 0}},
+     "ecn.min_threshold_bytes 0 is outside 1..256000000; queue depth in bytes where marking starts (Cumulus RoCE "
+     "default 150000)"),
+    ("ecn max too large", {"ecn": {"max_threshold_bytes": 256000001}},
+     "ecn.max_threshold_bytes 256000001 is outside 1..256000000; queue depth in bytes where every packet is marked "
+     "(Cumulus RoCE default 1500000)"),
+    ("ecn min above max", {"ecn": {"min_threshold_bytes": 2000000}},
+     "ecn.min_threshold_bytes 2000000 is above ecn.max_threshold_bytes 1500000; marking starts at the minimum and "
+     "reaches its full probability at the maximum, so min <= max (equal gives step marking); swap them"),
+    ("ecn probability 0", {"ecn": {"probability_percent": 0}},
+     "ecn.probability_percent 0 is outside 1..100; marking probability at the maximum threshold in percent "
+     "(SONiC/EOS/NVUE all take 1..100)"),
+    ("ports empty", {"ports": []},
+     "ports must be a non-empty list of {name, speed_gbps, cable_m}, got []; list every switch port that carries "
+     "RoCE"),
+    ("ports text", {"ports": "Ethernet0"},
+     "ports must be a non-empty list of {name, speed_gbps, cable_m}, got 'Ethernet0'; list every switch port that "
+     "carries RoCE"),
+    ("port not a mapping", {"ports": ["Ethernet0"]},
+     "ports[0] must be a mapping with keys %s, got str" % _PORT_KEYS),
+    ("port unknown key", {"ports": [_port(colour=1)]},
+     "ports[0]: unknown key(s) colour; the keys are %s" % _PORT_KEYS),
+    ("port lacks keys", {"ports": [{"name": "Ethernet0"}]},
+     "ports[0] lacks speed_gbps, cable_m; each port needs name, speed_gbps and cable_m"),
+    ("port twice", {"ports": [PORTS[0], PORTS[1], PORTS[0]]},
+     "ports[2].name Ethernet0 is listed twice; list each port once"),
+    ("port speed 300", {"ports": [_port(speed_gbps=300)]},
+     "ports[0].speed_gbps 300 is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800 (Gb/s)"),
+    ("port speed bool", {"ports": [_port(speed_gbps=True)]},
+     "ports[0].speed_gbps True is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800 (Gb/s)"),
+    ("port cable 0", {"ports": [_port(cable_m=0)]}, "ports[0].cable_m 0 is outside 1..100000; " + _CABLE_FIX),
+    ("port cable km", {"ports": [_port(cable_m="5 km")]},
+     "ports[0].cable_m must be an integer in 1..100000, got '5 km'; " + _CABLE_FIX),
+]
+
+
+@pytest.mark.parametrize("over, message", [c[1:] for c in DESCRIPTION_REFUSALS],
+                         ids=[c[0] for c in DESCRIPTION_REFUSALS])
+def test_description_refusals_in_full(over, message):
+    data = {"ports": PORTS}
+    data.update(over)
+    assert _message(parse_lossless_class, data) == message
+
+
+def test_description_shape_refusals_in_full():
+    assert _message(parse_lossless_class, []) == "lossless class must be a mapping with keys %s, got list" % _KEYS
+    assert _message(parse_lossless_class, {"priority": 3}) == (
+        "lossless class lacks ports; list the RoCE ports as {name, speed_gbps, cable_m}")
+
+
+def test_port_name_refusal_names_the_port_field():
+    message = _message(parse_lossless_class, {"ports": [PORTS[0], _port(name="Ether net")]})
+    assert message.startswith("ports[1].name: 'Ether net' is not allowed; expected a switch port name such as ")
+
+
+def _with(name, value):
+    out = dict(HEADROOM)
+    out[name] = value
+    return out
+
+
+HEADROOM_REFUSALS = [
+    ("not a mapping", 5, "headroom must be a mapping port -> {xoff, xon, size} in bytes, got int"),
+    ("stray port", _with("Ethernet16", HEADROOM["Ethernet0"]),
+     "headroom names port(s) Ethernet16 that are not in ports (Ethernet0, Ethernet8); fix the port name or add the "
+     "port"),
+    ("missing port", _HR8,
+     "headroom lacks port(s) Ethernet8; every lossless port needs its PFC headroom (run gpufleet.cluster.pfc_headroom "
+     "over the same ports)"),
+    ("entry not a mapping", _with("Ethernet8", [1]),
+     "headroom[Ethernet8] must be a mapping with keys xoff, xon, size, got list"),
+    ("entry lacks keys", _with("Ethernet8", {"xoff": 1}),
+     "headroom[Ethernet8] lacks xon, size; give xoff, xon and size in bytes"),
+    ("xoff 0", _with("Ethernet8", {"xoff": 0, "xon": 0, "size": 0}),
+     "headroom[Ethernet8].xoff 0 is outside 1..16777216; bytes kept for data in flight after the pause frame leaves; "
+     "0 would drop them"),
+    ("xon -1", _with("Ethernet8", {"xoff": 1, "xon": -1, "size": 0}),
+     "headroom[Ethernet8].xon -1 is outside 0..16777216; bytes, the resume threshold"),
+    ("size above 16 MiB", _with("Ethernet8", {"xoff": 1, "xon": 0, "size": 16777217}),
+     "headroom[Ethernet8].size 16777217 is outside 0..16777216; bytes reserved for the PG"),
+    ("size below xoff + xon", _with("Ethernet8", {"xoff": 100, "xon": 20, "size": 119}),
+     "headroom[Ethernet8].size 119 is below xoff + xon = 100 + 20 = 120 bytes: the PG's buffer must hold the XON "
+     "reserve and the XOFF headroom, or frames in flight after the pause are dropped; use size >= 120 (pfc_headroom's "
+     "headroom_bytes)"),
+]
+
+
+@pytest.mark.parametrize("headroom, message", [c[1:] for c in HEADROOM_REFUSALS],
+                         ids=[c[0] for c in HEADROOM_REFUSALS])
+def test_headroom_refusals_in_full(headroom, message):
+    assert _message(parse_lossless_class, {"ports": PORTS}, headroom=headroom) == message
+    # The description's own headroom key goes through the same checks.
+    assert _message(parse_lossless_class, {"ports": PORTS, "headroom": headroom}) == message
+
+
+def test_headroom_given_twice_and_different_in_full():
+    other = _with("Ethernet8", {"xoff": 100, "xon": 20, "size": 120})
+    assert _message(parse_lossless_class, {"ports": PORTS, "headroom": HEADROOM}, headroom=other) == (
+        "headroom is given both in the description and as an argument, and they differ; give it once")
