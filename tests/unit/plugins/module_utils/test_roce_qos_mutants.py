@@ -274,3 +274,76 @@ def test_headroom_given_twice_and_different_in_full():
     other = _with("Ethernet8", {"xoff": 100, "xon": 20, "size": 120})
     assert _message(parse_lossless_class, {"ports": PORTS, "headroom": HEADROOM}, headroom=other) == (
         "headroom is given both in the description and as an argument, and they differ; give it once")
+
+
+# ---------------------------------------------------------------- the edges of every range are accepted
+def test_the_edges_of_every_range_are_accepted():
+    low = _cls(priority=0, default_priority=7, queue=1, lossless_bandwidth_percent=1, dscp=[0, 63],
+               ecn={"min_threshold_bytes": 1, "max_threshold_bytes": 1, "probability_percent": 1},
+               pfc_watchdog={"detection_ms": 100, "restoration_ms": 100})
+    assert (low.priority, low.default_priority, low.queue, low.lossless_bandwidth_percent, low.dscp) == (
+        0, 7, 1, 1, (0, 63))
+    assert (low.ecn.min_threshold_bytes, low.ecn.max_threshold_bytes, low.ecn.probability_percent) == (1, 1, 1)
+    assert (low.pfc_watchdog.detection_ms, low.pfc_watchdog.restoration_ms) == (100, 100)
+    high = _cls(priority=7, queue=7, lossless_bandwidth_percent=99,
+                ecn={"min_threshold_bytes": 256000000, "max_threshold_bytes": 256000000, "probability_percent": 100},
+                pfc_watchdog={"detection_ms": 5000, "restoration_ms": 60000, "action": "forward"})
+    assert (high.priority, high.queue, high.lossless_bandwidth_percent) == (7, 7, 99)
+    assert (high.ecn.min_threshold_bytes, high.ecn.max_threshold_bytes, high.ecn.probability_percent) == (
+        256000000, 256000000, 100)
+    assert (high.pfc_watchdog.detection_ms, high.pfc_watchdog.restoration_ms, high.pfc_watchdog.action) == (
+        5000, 60000, "forward")
+
+
+def test_ecn_and_watchdog_just_outside_their_ranges_are_refused():
+    assert _message(_cls, ecn={"probability_percent": 101}).startswith("ecn.probability_percent 101 is outside 1..100")
+    assert _message(_cls, ecn={"max_threshold_bytes": 0}).startswith("ecn.max_threshold_bytes 0 is outside ")
+    assert _message(_cls, pfc_watchdog={"detection_ms": 5001}).startswith(
+        "pfc_watchdog.detection_ms 5001 is outside 100..5000")
+    assert _message(_cls, pfc_watchdog={"restoration_ms": 99}).startswith(
+        "pfc_watchdog.restoration_ms 99 is outside 100..60000")
+    assert _message(_cls, lossless_bandwidth_percent=0).startswith("lossless_bandwidth_percent 0 is outside 1..99")
+    assert _message(_cls, priority=-1).startswith("priority -1 is outside 0..7")
+    assert _message(_cls, default_priority=8).startswith("default_priority 8 is outside 0..7")
+    assert _message(_cls, dscp=[-1]).startswith("dscp[0] -1 is outside 0..63")
+
+
+def test_port_edges_and_cable_spellings():
+    cls = _cls(ports=({"name": "Ethernet0", "speed_gbps": 10, "cable_m": 1},
+                      {"name": "Ethernet8", "speed_gbps": 800, "cable_m": 100000},
+                      {"name": "Ethernet16", "speed_gbps": 400, "cable_m": "5m"},
+                      {"name": "Ethernet24", "speed_gbps": 400, "cable_m": " 300 m "},
+                      {"name": "Ethernet32", "speed_gbps": 400, "cable_m": 5, "mtu": 9216, "xon_bytes": 0}))
+    assert [(p.name, p.speed_gbps, p.cable_m) for p in cls.ports] == [
+        ("Ethernet0", 10, 1), ("Ethernet8", 800, 100000), ("Ethernet16", 400, 5), ("Ethernet24", 400, 300),
+        ("Ethernet32", 400, 5)]
+    assert _message(_cls, ports=[_port(cable_m=100001)]).startswith("ports[0].cable_m 100001 is outside 1..100000")
+    assert _message(_cls, ports=[_port(cable_m="5m\n")]).startswith("ports[0].cable_m must be an integer")
+
+
+def test_headroom_edges():
+    edge = {"Ethernet0": {"xoff": 1, "xon": 0, "size": 1},
+            "Ethernet8": {"xoff": 16777216, "xon": 0, "size": 16777216}}
+    cls = parse_lossless_class({"ports": PORTS}, headroom=edge)
+    assert {n: (h.xoff, h.xon, h.size) for n, h in cls.headroom.items()} == {
+        "Ethernet0": (1, 0, 1), "Ethernet8": (16777216, 0, 16777216)}
+    # size 0 is in range; it is refused for being below xoff + xon.
+    empty = _with("Ethernet8", {"xoff": 1, "xon": 0, "size": 0})
+    assert _message(parse_lossless_class, {"ports": PORTS}, headroom=empty) == (
+        "headroom[Ethernet8].size 0 is below xoff + xon = 1 + 0 = 1 bytes: the PG's buffer must hold the XON reserve "
+        "and the XOFF headroom, or frames in flight after the pause are dropped; use size >= 1 (pfc_headroom's "
+        "headroom_bytes)")
+
+
+def test_headroom_from_the_argument_the_description_or_both():
+    from_argument = parse_lossless_class({"ports": PORTS}, headroom=HEADROOM)
+    from_description = parse_lossless_class({"ports": PORTS, "headroom": HEADROOM})
+    from_both = parse_lossless_class({"ports": PORTS, "headroom": HEADROOM}, headroom=dict(HEADROOM))
+    for cls in (from_argument, from_description, from_both):
+        assert {n: (h.xoff, h.xon, h.size) for n, h in cls.headroom.items()} == {
+            "Ethernet0": (122880, 19456, 142336), "Ethernet8": (122880, 19456, 142336)}
+    # pfc_headroom's list, as a list or a tuple, reads the same
+    items = (_headroom_item("Ethernet0"), _headroom_item("Ethernet8"))
+    assert parse_lossless_class({"ports": PORTS}, headroom=list(items)).headroom == from_argument.headroom
+    assert parse_lossless_class({"ports": PORTS}, headroom=items).headroom == from_argument.headroom
+    assert parse_lossless_class({"ports": PORTS}).headroom is None
