@@ -244,6 +244,12 @@ HEADROOM_REFUSALS = [
     ("missing port", _HR8,
      "headroom lacks port(s) Ethernet8; every lossless port needs its PFC headroom (run gpufleet.cluster.pfc_headroom "
      "over the same ports)"),
+    ("two stray ports", dict(HEADROOM, Ethernet24={}, Ethernet16={}),
+     "headroom names port(s) Ethernet16, Ethernet24 that are not in ports (Ethernet0, Ethernet8); fix the port name or "
+     "add the port"),
+    ("two missing ports", {},
+     "headroom lacks port(s) Ethernet0, Ethernet8; every lossless port needs its PFC headroom (run "
+     "gpufleet.cluster.pfc_headroom over the same ports)"),
     ("entry not a mapping", _with("Ethernet8", [1]),
      "headroom[Ethernet8] must be a mapping with keys xoff, xon, size, got list"),
     ("entry lacks keys", _with("Ethernet8", {"xoff": 1}),
