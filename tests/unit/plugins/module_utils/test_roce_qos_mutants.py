@@ -203,6 +203,8 @@ DESCRIPTION_REFUSALS = [
      "ports[2].name Ethernet0 is listed twice; list each port once"),
     ("port speed 300", {"ports": [_port(speed_gbps=300)]},
      "ports[0].speed_gbps 300 is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800 (Gb/s)"),
+    ("port speed float", {"ports": [_port(speed_gbps=400.0)]},  # equal to 400, but not a whole number
+     "ports[0].speed_gbps 400.0 is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800 (Gb/s)"),
     ("port speed bool", {"ports": [_port(speed_gbps=True)]},
      "ports[0].speed_gbps True is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800 (Gb/s)"),
     ("port cable 0", {"ports": [_port(cable_m=0)]}, "ports[0].cable_m 0 is outside 1..100000; " + _CABLE_FIX),
