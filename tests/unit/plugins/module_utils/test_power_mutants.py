@@ -168,3 +168,29 @@ def test_worst_keeps_the_earlier_scenario_on_an_exact_tie():
     assert (worst.amps, worst.watts, worst.scenario) == ([0.0], [0.0], ["normal"])
     worst.offer(0, 2e-12, 5.0, "feed A lost")
     assert (worst.amps, worst.watts, worst.scenario) == ([2e-12], [5.0], ["feed A lost"])
+
+
+def test_psu_overload_violations_and_psu_loads_in_full():
+    # One node, 3000 W on two 2000 W PSUs, one on feed A and one on feed B: normally 1500 W each; the loss of either
+    # feed, or of either PSU, leaves one PSU carrying all 3000 W, above its rating. The worst scenario of the PSU
+    # table is the first that reaches 3000 W (feed A lost); feed B lost only ties it.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 3000, "psus": 2, "psus_required": 1,
+                       "psu_rating_w": 2000}],
+            "pdus": [{"name": name, "rack": "r1", "feed": feed, "voltage": 230, "phases": 1,
+                      "circuits": [{"name": "c1", "rating_a": 32}]} for name, feed in (("pa", "A"), ("pb", "B"))]}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2, pdu="pb")])
+    head = ("node 'n1' in scenario '%s': its 1 live PSU(s) must carry 3000 W, 3000.0 W each, above their 2000 W rating "
+            "(1 x 2000 W = 2000 W < 3000 W); ")
+    feed_fix = ("a third feed, so that a feed loss leaves more PSUs, or a node power cap of at most 2000 W "
+                "(gpufleet_power_cap)")
+    feed_text = "the node runs throttled (or shuts down) until the feed returns; fix: " + feed_fix
+    psu_fix = "a node power cap of at most 2000 W, or PSUs of a higher rating"
+    common = {"type": "psu_overload", "node": "n1", "node_type": "", "rack": "r1", "live_psus": 1, "watts": 3000,
+              "rating_w": 2000}
+    assert result["violations"] == [
+        dict(common, scenario="feed A lost", message=head % "feed A lost" + feed_text, fix=feed_fix),
+        dict(common, scenario="feed B lost", message=head % "feed B lost" + feed_text, fix=feed_fix),
+        dict(common, scenario="any one of its PSUs lost", message=head % "any one of its PSUs lost" + "fix: " + psu_fix,
+             fix=psu_fix)]
+    assert result["psu_loads"] == [{"node": "n1", "node_type": "", "rating_w": 2000, "normal_w": 1500, "worst_w": 3000,
+                                    "worst_scenario": "feed A lost", "live_psus": 1}]
