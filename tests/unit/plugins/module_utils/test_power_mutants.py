@@ -194,3 +194,73 @@ def test_psu_overload_violations_and_psu_loads_in_full():
              fix=psu_fix)]
     assert result["psu_loads"] == [{"node": "n1", "node_type": "", "rating_w": 2000, "normal_w": 1500, "worst_w": 3000,
                                     "worst_scenario": "feed A lost", "live_psus": 1}]
+
+
+def test_node_down_in_every_kind_of_scenario_and_unloaded_circuits_stay_normal():
+    # n1 (1 of 2 PSUs required) has both on feed A: down when A is lost, and then skipped in that scenario -- the
+    # nodes after it are still evaluated (n2 goes down too). n2 needs both PSUs (A and B): down when either feed or
+    # either PSU is lost. n3 has only one of its two required PSUs plugged: down normally, and that PSU carries all
+    # 3000 W, above its 1000 W rating. Circuit pa/c2 and PDU pc carry nothing: their worst scenario stays normal.
+    def pdu(name, feed, circuits=("c1",)):
+        return {"name": name, "rack": "r1", "feed": feed, "voltage": 230, "phases": 1,
+                "circuits": [{"name": c, "rating_a": 32} for c in circuits]}
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 1000, "psus": 2, "psus_required": 1},
+                      {"name": "n2", "rack": "r1", "max_power_w": 1000, "psus": 2, "psus_required": 2},
+                      {"name": "n3", "rack": "r1", "max_power_w": 3000, "psus": 2, "psus_required": 2,
+                       "psu_rating_w": 1000}],
+            "pdus": [pdu("pa", "A", ("c1", "c2")), pdu("pb", "B"), pdu("pc", "C")]}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2), _entry("n2", 1), _entry("n2", 2, pdu="pb"),
+                                     _entry("n3", 1)])
+
+    def down(node, scenario, live, required, most):
+        return {"type": "node_down", "node": node, "rack": "r1", "scenario": scenario, "live_psus": live,
+                "psus_required": required,
+                "message": "node '%s' goes down in scenario '%s': %d live PSU(s) < psus_required %d"
+                           % (node, scenario, live, required),
+                "fix": "spread its 2 PSUs over the feeds of rack 'r1' so every feed carries at most %d" % most}
+    assert [v for v in result["violations"] if v["type"] == "node_down"] == [
+        down("n3", "normal", 1, 2, 0), down("n1", "feed A lost", 0, 1, 1), down("n2", "feed A lost", 1, 2, 0),
+        down("n2", "feed B lost", 1, 2, 0), down("n2", "any one of its PSUs lost", 1, 2, 0)]
+    normal = [v for v in result["violations"] if v["type"] == "psu_overload" and v["scenario"] == "normal"]
+    assert normal == [{
+        "type": "psu_overload", "node": "n3", "node_type": "", "rack": "r1", "scenario": "normal", "live_psus": 1,
+        "watts": 3000, "rating_w": 1000,
+        "message": "node 'n3' in scenario 'normal': its 1 live PSU(s) must carry 3000 W, 3000.0 W each, above their "
+                   "1000 W rating (1 x 1000 W = 1000 W < 3000 W); fix: PSUs of a higher rating, or more PSUs",
+        "fix": "PSUs of a higher rating, or more PSUs"}]
+    assert [(c["pdu"], c["circuit"], c["worst_scenario"]) for c in result["circuits"]] == [
+        ("pa", "c1", "feed B lost"), ("pa", "c2", "normal"), ("pb", "c1", "feed A lost"), ("pc", "c1", "normal")]
+    assert [(p["pdu"], p["worst_line_scenario"]) for p in result["pdus"]] == [
+        ("pa", "feed B lost"), ("pb", "feed A lost"), ("pc", "normal")]
+
+
+def _one_rack(*pdus):
+    return [{"name": name, "rack": "r1", "feed": feed, "voltage": 230, "phases": 1,
+             "circuits": [{"name": c, "rating_a": 32} for c in circuits]} for name, feed, circuits in pdus]
+
+
+def test_every_psu_loss_is_evaluated_after_two_psus_on_one_circuit():
+    # 3000 W on three PSUs, 1 and 2 on c1 (2000 W), 3 on c2 (1000 W). Losing PSU 1 (or 2, the same loads) puts
+    # 1500 W on each circuit; losing PSU 3 puts all 3000 W on c1: that is c1's worst, found after PSU 2 was skipped.
+    # n0, listed first, has no PSU assigned: the nodes after it are still evaluated.
+    data = {"nodes": [{"name": "n0", "rack": "r1", "max_power_w": 100, "psus": 1, "psus_required": 1},
+                      {"name": "n1", "rack": "r1", "max_power_w": 3000, "psus": 3, "psus_required": 1}],
+            "pdus": _one_rack(("pa", "A", ("c1", "c2")))}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2), _entry("n1", 3, circuit="c2")])
+    assert [(c["circuit"], c["normal_w"], c["worst_w"], c["worst_scenario"]) for c in result["circuits"]] == [
+        ("c1", 2000, 3000, "PSU n1/3 lost"), ("c2", 1000, 1500, "PSU n1/1 lost")]
+
+
+def test_psu_table_keeps_the_first_worst_scenario_of_small_nodes():
+    # 600 W and 1 W nodes, one PSU on feed A and one on feed B: feed A lost doubles the load of the other PSU (to
+    # 600 W; to 1 W, a rise of only 0.5 W), and feed B lost only ties it.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 600, "psus": 2, "psus_required": 1},
+                      {"name": "n2", "rack": "r1", "max_power_w": 1, "psus": 2, "psus_required": 1}],
+            "pdus": _one_rack(("pa", "A", ("c1",)), ("pb", "B", ("c1",)))}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2, pdu="pb"), _entry("n2", 1),
+                                     _entry("n2", 2, pdu="pb")])
+    assert result["psu_loads"] == [
+        {"node": "n1", "node_type": "", "rating_w": None, "normal_w": 300, "worst_w": 600,
+         "worst_scenario": "feed A lost", "live_psus": 1},
+        {"node": "n2", "node_type": "", "rating_w": None, "normal_w": 0.5, "worst_w": 1,
+         "worst_scenario": "feed A lost", "live_psus": 1}]
