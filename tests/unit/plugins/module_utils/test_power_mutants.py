@@ -264,3 +264,34 @@ def test_psu_table_keeps_the_first_worst_scenario_of_small_nodes():
          "worst_scenario": "feed A lost", "live_psus": 1},
         {"node": "n2", "node_type": "", "rating_w": None, "normal_w": 0.5, "worst_w": 1,
          "worst_scenario": "feed A lost", "live_psus": 1}]
+
+
+def test_circuit_and_pdu_reports_in_full_on_a_three_phase_pdu():
+    # 401 V wye: 401 / sqrt(3) = 231.5174 V line to neutral (231.52). n1 (1001.1 W) on L1 and L2, n2 (333.33 W) on L1:
+    # L1 carries 500.55 + 333.33 = 833.88 W, L2 500.55 W, L3 nothing; amps = W / (231.5174 V x 0.95). Losing n1's PSU
+    # 2 puts its 1001.1 W on L1: 1334.43 W, 6.067 A. Imbalance: average 2.022 A, largest deviation L3's 2.022 A: 100 %.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 1001.1, "psus": 2, "psus_required": 1},
+                      {"name": "n2", "rack": "r1", "max_power_w": 333.33, "psus": 1, "psus_required": 1}],
+            "imbalance_limit": 0.1,
+            "pdus": [{"name": "p3", "rack": "r1", "feed": "A", "voltage": 401, "phases": 3, "wiring": "wye",
+                      "circuits": [{"name": "c%d" % k, "rating_a": 16, "phase": "L%d" % k} for k in (1, 2, 3)]}]}
+    result = check_assignment(data, [_entry("n1", 1, pdu="p3"), _entry("n1", 2, pdu="p3", circuit="c2"),
+                                     _entry("n2", 1, pdu="p3")])
+    common = {"pdu": "p3", "rack": "r1", "feed": "A", "voltage": 231.52, "rating_a": 16.0, "limit_a": 12.8}
+    assert result["circuits"] == [
+        dict(common, circuit="c1", phase="L1", psus=["n1/1", "n2/1"], used=True, normal_a=3.791, normal_w=833.9,
+             worst_a=6.067, worst_w=1334.4, worst_scenario="PSU n1/2 lost", utilisation=0.474),
+        dict(common, circuit="c2", phase="L2", psus=["n1/2"], used=True, normal_a=2.276, normal_w=500.6,
+             worst_a=4.552, worst_w=1001.1, worst_scenario="PSU n1/1 lost", utilisation=0.3556),
+        dict(common, circuit="c3", phase="L3", psus=[], used=False, normal_a=0.0, normal_w=0.0,
+             worst_a=0.0, worst_w=0.0, worst_scenario="normal", utilisation=0.0)]
+    lines = {"L1": 3.791, "L2": 2.276, "L3": 0.0}
+    assert result["pdus"] == [{
+        "pdu": "p3", "rack": "r1", "feed": "A", "voltage": 401.0, "phases": 3, "wiring": "wye",
+        "line_currents_a": lines, "neutral_a": 3.305, "imbalance": 1.0, "worst_line_a": 6.067, "worst_line_scenario": "PSU n1/2 lost"}]
+    assert [v for v in result["violations"] if v["type"] == "imbalance"] == [{
+        "type": "imbalance", "pdu": "p3", "rack": "r1", "scenario": "normal", "imbalance": 1.0, "limit": 0.1,
+        "line_currents_a": lines,
+        "message": "PDU 'p3' phase imbalance 100.0 % exceeds 10.0 % (L1 3.79 A, L2 2.28 A, L3 0.00 A; NEMA: max "
+                   "deviation from average / average)",
+        "fix": "move PSUs from circuits loading L1 to circuits loading L3, or raise imbalance_limit"}]
