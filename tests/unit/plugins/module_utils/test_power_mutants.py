@@ -288,7 +288,8 @@ def test_circuit_and_pdu_reports_in_full_on_a_three_phase_pdu():
     lines = {"L1": 3.791, "L2": 2.276, "L3": 0.0}
     assert result["pdus"] == [{
         "pdu": "p3", "rack": "r1", "feed": "A", "voltage": 401.0, "phases": 3, "wiring": "wye",
-        "line_currents_a": lines, "neutral_a": 3.305, "imbalance": 1.0, "worst_line_a": 6.067, "worst_line_scenario": "PSU n1/2 lost"}]
+        "line_currents_a": lines, "neutral_a": 3.305, "imbalance": 1.0, "worst_line_a": 6.067,
+        "worst_line_scenario": "PSU n1/2 lost"}]
     assert [v for v in result["violations"] if v["type"] == "imbalance"] == [{
         "type": "imbalance", "pdu": "p3", "rack": "r1", "scenario": "normal", "imbalance": 1.0, "limit": 0.1,
         "line_currents_a": lines,
