@@ -20,6 +20,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom impo
     parse_cable_length,
     pfc_headroom,
     port_headroom,
+    worst_cell_factor,
 )
 
 
@@ -188,3 +189,71 @@ def test_every_option_refusal_in_full(option, message):
     # wire_overhead_bytes and small_packet_percent are switch-wide: their messages carry no port label
     switch_wide = option in ("wire_overhead_bytes", "small_packet_percent")
     assert str(err.value) == (message if switch_wide else "ports[3]: " + message)
+
+
+def _term_rows(h):
+    return [(t.name, t.part, t.exact_bytes, t.wire_bytes, t.explanation) for t in h.terms]
+
+
+def test_term_explanations_in_full_with_the_defaults():
+    # 100 Gb/s = 12.5 B/ns; 10 m; port MTU 9216, RoCE frames <= 4200 B; 256 B cells. Wire bytes:
+    # 9216 + 20 | 64 + 20 | 100 ns x 12.5 = 1250 | 2 x 10 x 5.13 = 102.6 ns x 12.5 = 1282.5 | 394 x 512 / 8 = 25216
+    # = 37068.5 in flight. Worst frame for 256 B cells: 64 B in 1 cell = 256 B for 84 wire bytes, factor 256/84
+    # = 64/21 (3.048), so the fill is 43/21 x 37068.5 = 455413/6. Peer frame ceil(4200 / 256) = 17 cells = 4352 B
+    # for 4220 wire bytes. XON: 9236 + 84 + 1250 + 1282.5 = 11852.5.
+    h = pfc_headroom(100, 10, 9216, 256, lossless_mtu=4200)
+    assert _term_rows(h) == [
+        ("local_frame", "xoff", 9236, 9236, "our port may have just started a 9216 B frame (+20 B preamble/IFG); the "
+                                            "PFC frame cannot pre-empt it and the peer keeps sending meanwhile"),
+        ("pfc_frame", "xoff", 84, 84, "the PFC XOFF frame itself: 64 B + 20 B preamble/IFG"),
+        ("mac_phy", "xoff", 1250, 1250, "our MAC/PCS/FEC latency, XOFF out plus data in: 100 ns at 100 Gb/s = 1250 B"),
+        ("cable", "xoff", Fraction(2565, 2), Fraction(2565, 2),
+         "round trip 2 x 10 m x 5.13 ns/m = 102.6 ns at 100 Gb/s = 1282.5 B: the XOFF travels out while the peer's "
+         "frames already on the wire keep arriving"),
+        ("peer_response", "xoff", 25216, 25216, "peer reaction after the XOFF (IEEE 802.3 Annex 31B at 100 Gb/s): 394 "
+                                                "pause quanta x 512 bit = 201728 bit = 25216 B"),
+        ("cell_fill", "xoff", Fraction(455413, 6), 0,
+         "partly filled cells: a 64 B frame uses 1 cells = 256 B for 84 wire bytes (factor 3.048 at 100% small "
+         "frames), 37068.5 B in flight x 2.048"),
+        ("peer_frame", "xoff", 4352, 4220, "the peer may start one more 4200 B lossless frame just before it stops; "
+                                           "stored whole in ceil(4200 / 256) = 17 cells"),
+        ("xon_resume", "xon", Fraction(23705, 2), Fraction(23705, 2),
+         "XON reserve: the PG drains at line rate while our XON waits behind a frame, crosses MAC/PHY and the cable "
+         "and the peer's traffic returns: 9236 + 84 + 1250 + 1282.5 = 11852.5 B"),
+    ]
+    assert h.xoff_exact == Fraction(74137, 2) + Fraction(455413, 6) + 4352
+
+
+def test_term_explanations_in_full_with_given_peer_response_and_xon():
+    # peer_response_bits 16384 = 2048 B: 13900.5 B in flight; half the frames small: factor 1 + 1/2 x 43/21 = 85/42
+    # (x 1.024 for the fill); the peer's frame is a whole 9216 B one, 36 cells; xon_bytes fixed, no wire time.
+    h = pfc_headroom(100, 10, 9216, 256, peer_response_bits=16384, xon_bytes=20000, small_packet_percent=50)
+    rows = _term_rows(h)
+    assert rows[4] == ("peer_response", "xoff", 2048, 2048,
+                       "peer reaction after the XOFF, given as peer_response_bits: 16384 bit = 2048 B")
+    assert rows[5] == ("cell_fill", "xoff", Fraction(43, 42) * Fraction(27801, 2), 0,
+                       "partly filled cells: a 64 B frame uses 1 cells = 256 B for 84 wire bytes (factor 3.048 at 50% "
+                       "small frames), 13900.5 B in flight x 1.024")
+    assert rows[6] == ("peer_frame", "xoff", 9216, 9236, "the peer may start one more 9216 B lossless frame just "
+                                                         "before it stops; stored whole in ceil(9216 / 256) = 36 cells")
+    assert rows[7] == ("xon_fixed", "xon", 20000, 0,
+                       "fixed XON reserve of the switch profile (xon_bytes), e.g. the ASIC pipeline allowance")
+    assert [t.to_dict()["part"] for t in h.terms] == ["xoff"] * 7 + ["xon"]
+
+
+def test_unlabelled_port_messages_have_no_prefix():
+    # Neither name nor where: the message starts with the field itself.
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(7, 10, 9216, 256)
+    assert str(err.value).startswith("speed_gbps 7 ")
+    with pytest.raises(HeadroomError) as err:
+        pfc_headroom(7, 10, 9216, 256, where="")
+    assert str(err.value).startswith("speed_gbps 7 ")
+
+
+def test_worst_cell_factor_reports_the_smallest_frame_on_equal_ratios():
+    # cell = 1 + overhead makes every (k x cell + 1)-byte frame, k >= 1, fill its cells exactly as long as its wire
+    # time: (k + 1) x 64 / (k x 64 + 1 + 63) = 1. The 64 B frame gives 64 / 127. The first size reaching the
+    # maximum is the one the explanation names.
+    assert worst_cell_factor(64, 1500, 63) == (Fraction(1), 65)
+    assert worst_cell_factor(64, 64, 63) == (Fraction(64, 127), 64)

@@ -168,3 +168,131 @@ def test_worst_keeps_the_earlier_scenario_on_an_exact_tie():
     assert (worst.amps, worst.watts, worst.scenario) == ([0.0], [0.0], ["normal"])
     worst.offer(0, 2e-12, 5.0, "feed A lost")
     assert (worst.amps, worst.watts, worst.scenario) == ([2e-12], [5.0], ["feed A lost"])
+
+
+def test_psu_overload_violations_and_psu_loads_in_full():
+    # One node, 3000 W on two 2000 W PSUs, one on feed A and one on feed B: normally 1500 W each; the loss of either
+    # feed, or of either PSU, leaves one PSU carrying all 3000 W, above its rating. The worst scenario of the PSU
+    # table is the first that reaches 3000 W (feed A lost); feed B lost only ties it.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 3000, "psus": 2, "psus_required": 1,
+                       "psu_rating_w": 2000}],
+            "pdus": [{"name": name, "rack": "r1", "feed": feed, "voltage": 230, "phases": 1,
+                      "circuits": [{"name": "c1", "rating_a": 32}]} for name, feed in (("pa", "A"), ("pb", "B"))]}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2, pdu="pb")])
+    head = ("node 'n1' in scenario '%s': its 1 live PSU(s) must carry 3000 W, 3000.0 W each, above their 2000 W rating "
+            "(1 x 2000 W = 2000 W < 3000 W); ")
+    feed_fix = ("a third feed, so that a feed loss leaves more PSUs, or a node power cap of at most 2000 W "
+                "(gpufleet_power_cap)")
+    feed_text = "the node runs throttled (or shuts down) until the feed returns; fix: " + feed_fix
+    psu_fix = "a node power cap of at most 2000 W, or PSUs of a higher rating"
+    common = {"type": "psu_overload", "node": "n1", "node_type": "", "rack": "r1", "live_psus": 1, "watts": 3000,
+              "rating_w": 2000}
+    assert result["violations"] == [
+        dict(common, scenario="feed A lost", message=head % "feed A lost" + feed_text, fix=feed_fix),
+        dict(common, scenario="feed B lost", message=head % "feed B lost" + feed_text, fix=feed_fix),
+        dict(common, scenario="any one of its PSUs lost", message=head % "any one of its PSUs lost" + "fix: " + psu_fix,
+             fix=psu_fix)]
+    assert result["psu_loads"] == [{"node": "n1", "node_type": "", "rating_w": 2000, "normal_w": 1500, "worst_w": 3000,
+                                    "worst_scenario": "feed A lost", "live_psus": 1}]
+
+
+def test_node_down_in_every_kind_of_scenario_and_unloaded_circuits_stay_normal():
+    # n1 (1 of 2 PSUs required) has both on feed A: down when A is lost, and then skipped in that scenario -- the
+    # nodes after it are still evaluated (n2 goes down too). n2 needs both PSUs (A and B): down when either feed or
+    # either PSU is lost. n3 has only one of its two required PSUs plugged: down normally, and that PSU carries all
+    # 3000 W, above its 1000 W rating. Circuit pa/c2 and PDU pc carry nothing: their worst scenario stays normal.
+    def pdu(name, feed, circuits=("c1",)):
+        return {"name": name, "rack": "r1", "feed": feed, "voltage": 230, "phases": 1,
+                "circuits": [{"name": c, "rating_a": 32} for c in circuits]}
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 1000, "psus": 2, "psus_required": 1},
+                      {"name": "n2", "rack": "r1", "max_power_w": 1000, "psus": 2, "psus_required": 2},
+                      {"name": "n3", "rack": "r1", "max_power_w": 3000, "psus": 2, "psus_required": 2,
+                       "psu_rating_w": 1000}],
+            "pdus": [pdu("pa", "A", ("c1", "c2")), pdu("pb", "B"), pdu("pc", "C")]}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2), _entry("n2", 1), _entry("n2", 2, pdu="pb"),
+                                     _entry("n3", 1)])
+
+    def down(node, scenario, live, required, most):
+        return {"type": "node_down", "node": node, "rack": "r1", "scenario": scenario, "live_psus": live,
+                "psus_required": required,
+                "message": "node '%s' goes down in scenario '%s': %d live PSU(s) < psus_required %d"
+                           % (node, scenario, live, required),
+                "fix": "spread its 2 PSUs over the feeds of rack 'r1' so every feed carries at most %d" % most}
+    assert [v for v in result["violations"] if v["type"] == "node_down"] == [
+        down("n3", "normal", 1, 2, 0), down("n1", "feed A lost", 0, 1, 1), down("n2", "feed A lost", 1, 2, 0),
+        down("n2", "feed B lost", 1, 2, 0), down("n2", "any one of its PSUs lost", 1, 2, 0)]
+    normal = [v for v in result["violations"] if v["type"] == "psu_overload" and v["scenario"] == "normal"]
+    assert normal == [{
+        "type": "psu_overload", "node": "n3", "node_type": "", "rack": "r1", "scenario": "normal", "live_psus": 1,
+        "watts": 3000, "rating_w": 1000,
+        "message": "node 'n3' in scenario 'normal': its 1 live PSU(s) must carry 3000 W, 3000.0 W each, above their "
+                   "1000 W rating (1 x 1000 W = 1000 W < 3000 W); fix: PSUs of a higher rating, or more PSUs",
+        "fix": "PSUs of a higher rating, or more PSUs"}]
+    assert [(c["pdu"], c["circuit"], c["worst_scenario"]) for c in result["circuits"]] == [
+        ("pa", "c1", "feed B lost"), ("pa", "c2", "normal"), ("pb", "c1", "feed A lost"), ("pc", "c1", "normal")]
+    assert [(p["pdu"], p["worst_line_scenario"]) for p in result["pdus"]] == [
+        ("pa", "feed B lost"), ("pb", "feed A lost"), ("pc", "normal")]
+
+
+def _one_rack(*pdus):
+    return [{"name": name, "rack": "r1", "feed": feed, "voltage": 230, "phases": 1,
+             "circuits": [{"name": c, "rating_a": 32} for c in circuits]} for name, feed, circuits in pdus]
+
+
+def test_every_psu_loss_is_evaluated_after_two_psus_on_one_circuit():
+    # 3000 W on three PSUs, 1 and 2 on c1 (2000 W), 3 on c2 (1000 W). Losing PSU 1 (or 2, the same loads) puts
+    # 1500 W on each circuit; losing PSU 3 puts all 3000 W on c1: that is c1's worst, found after PSU 2 was skipped.
+    # n0, listed first, has no PSU assigned: the nodes after it are still evaluated.
+    data = {"nodes": [{"name": "n0", "rack": "r1", "max_power_w": 100, "psus": 1, "psus_required": 1},
+                      {"name": "n1", "rack": "r1", "max_power_w": 3000, "psus": 3, "psus_required": 1}],
+            "pdus": _one_rack(("pa", "A", ("c1", "c2")))}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2), _entry("n1", 3, circuit="c2")])
+    assert [(c["circuit"], c["normal_w"], c["worst_w"], c["worst_scenario"]) for c in result["circuits"]] == [
+        ("c1", 2000, 3000, "PSU n1/3 lost"), ("c2", 1000, 1500, "PSU n1/1 lost")]
+
+
+def test_psu_table_keeps_the_first_worst_scenario_of_small_nodes():
+    # 600 W and 1 W nodes, one PSU on feed A and one on feed B: feed A lost doubles the load of the other PSU (to
+    # 600 W; to 1 W, a rise of only 0.5 W), and feed B lost only ties it.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 600, "psus": 2, "psus_required": 1},
+                      {"name": "n2", "rack": "r1", "max_power_w": 1, "psus": 2, "psus_required": 1}],
+            "pdus": _one_rack(("pa", "A", ("c1",)), ("pb", "B", ("c1",)))}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2, pdu="pb"), _entry("n2", 1),
+                                     _entry("n2", 2, pdu="pb")])
+    assert result["psu_loads"] == [
+        {"node": "n1", "node_type": "", "rating_w": None, "normal_w": 300, "worst_w": 600,
+         "worst_scenario": "feed A lost", "live_psus": 1},
+        {"node": "n2", "node_type": "", "rating_w": None, "normal_w": 0.5, "worst_w": 1,
+         "worst_scenario": "feed A lost", "live_psus": 1}]
+
+
+def test_circuit_and_pdu_reports_in_full_on_a_three_phase_pdu():
+    # 401 V wye: 401 / sqrt(3) = 231.5174 V line to neutral (231.52). n1 (1001.1 W) on L1 and L2, n2 (333.33 W) on L1:
+    # L1 carries 500.55 + 333.33 = 833.88 W, L2 500.55 W, L3 nothing; amps = W / (231.5174 V x 0.95). Losing n1's PSU
+    # 2 puts its 1001.1 W on L1: 1334.43 W, 6.067 A. Imbalance: average 2.022 A, largest deviation L3's 2.022 A: 100 %.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 1001.1, "psus": 2, "psus_required": 1},
+                      {"name": "n2", "rack": "r1", "max_power_w": 333.33, "psus": 1, "psus_required": 1}],
+            "imbalance_limit": 0.1,
+            "pdus": [{"name": "p3", "rack": "r1", "feed": "A", "voltage": 401, "phases": 3, "wiring": "wye",
+                      "circuits": [{"name": "c%d" % k, "rating_a": 16, "phase": "L%d" % k} for k in (1, 2, 3)]}]}
+    result = check_assignment(data, [_entry("n1", 1, pdu="p3"), _entry("n1", 2, pdu="p3", circuit="c2"),
+                                     _entry("n2", 1, pdu="p3")])
+    common = {"pdu": "p3", "rack": "r1", "feed": "A", "voltage": 231.52, "rating_a": 16.0, "limit_a": 12.8}
+    assert result["circuits"] == [
+        dict(common, circuit="c1", phase="L1", psus=["n1/1", "n2/1"], used=True, normal_a=3.791, normal_w=833.9,
+             worst_a=6.067, worst_w=1334.4, worst_scenario="PSU n1/2 lost", utilisation=0.474),
+        dict(common, circuit="c2", phase="L2", psus=["n1/2"], used=True, normal_a=2.276, normal_w=500.6,
+             worst_a=4.552, worst_w=1001.1, worst_scenario="PSU n1/1 lost", utilisation=0.3556),
+        dict(common, circuit="c3", phase="L3", psus=[], used=False, normal_a=0.0, normal_w=0.0,
+             worst_a=0.0, worst_w=0.0, worst_scenario="normal", utilisation=0.0)]
+    lines = {"L1": 3.791, "L2": 2.276, "L3": 0.0}
+    assert result["pdus"] == [{
+        "pdu": "p3", "rack": "r1", "feed": "A", "voltage": 401.0, "phases": 3, "wiring": "wye",
+        "line_currents_a": lines, "neutral_a": 3.305, "imbalance": 1.0, "worst_line_a": 6.067,
+        "worst_line_scenario": "PSU n1/2 lost"}]
+    assert [v for v in result["violations"] if v["type"] == "imbalance"] == [{
+        "type": "imbalance", "pdu": "p3", "rack": "r1", "scenario": "normal", "imbalance": 1.0, "limit": 0.1,
+        "line_currents_a": lines,
+        "message": "PDU 'p3' phase imbalance 100.0 % exceeds 10.0 % (L1 3.79 A, L2 2.28 A, L3 0.00 A; NEMA: max "
+                   "deviation from average / average)",
+        "fix": "move PSUs from circuits loading L1 to circuits loading L3, or raise imbalance_limit"}]
