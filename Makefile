@@ -149,7 +149,7 @@ STALE_COPY := $(HOME)/.ansible/collections/ansible_collections/gpufleet
 test-clean:
 	-@$(LAB) down --name $(E2E_NAME) --inventory $(E2E_INV) >/dev/null 2>&1 || true
 	@# molecule destroy only where a scenario left containers (each destroy starts molecule and a playbook).
-	-@for s in $(MOLECULE_SCENARIOS); do \
-	  if podman ps -a --filter label=owner=molecule --format '{{.Names}}' 2>/dev/null | grep -q "^molecule-$${s//_/-}-"; then \
-	    molecule destroy -s $$s >/dev/null 2>&1 || true; fi; done
+	-@left=$$(podman ps -a --filter label=owner=molecule --format '{{.Names}}' 2>/dev/null); \
+	  for s in $(MOLECULE_SCENARIOS); do \
+	    if grep -q "^molecule-$${s//_/-}-" <<<"$$left"; then molecule destroy -s $$s >/dev/null 2>&1 || true; fi; done
 	-@podman ps -a --filter label=owner=molecule --format '{{.Names}}' | xargs -r podman rm -f -t 2 >/dev/null 2>&1 || true

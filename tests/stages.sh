@@ -41,13 +41,6 @@ if [ "${1:-}" = --lane ]; then  # stages.sh --lane N TARGET...: one lane, in the
 fi
 
 pids=()
-for targets in "$@"; do
-  niceness=0
-  if [[ $targets =~ ^nice=([0-9]+)\ (.*)$ ]]; then niceness=${BASH_REMATCH[1]} targets=${BASH_REMATCH[2]}; fi
-  # shellcheck disable=SC2086  # a lane is a list of target names
-  setsid --wait "$0" --lane "$niceness" $targets >"$logs/lane.$$.${#pids[@]}" 2>&1 &
-  pids+=("$!")
-done
 # Ctrl-C reaches only the foreground group: pass it on to each lane's session (setsid ran the lane as the pid
 # started here, or as its child where it had to fork).
 # shellcheck disable=SC2317  # reached through the trap
@@ -60,6 +53,13 @@ stop_lanes() {
   exit 130
 }
 trap stop_lanes INT TERM
+for targets in "$@"; do
+  niceness=0
+  if [[ $targets =~ ^nice=([0-9]+)\ (.*)$ ]]; then niceness=${BASH_REMATCH[1]} targets=${BASH_REMATCH[2]}; fi
+  # shellcheck disable=SC2086  # a lane is a list of target names
+  setsid --wait "$0" --lane "$niceness" $targets >"$logs/lane.$$.${#pids[@]}" 2>&1 &
+  pids+=("$!")
+done
 failed=0
 for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || failed=1

@@ -30,9 +30,9 @@ when pytest_add_cli_args_test_selection changes, so test files added since the r
 A run may be paused (kill -STOP / -CONT on its process group) or starved of CPU: mutmut's limit is CPU seconds
 (RLIMIT_CPU, 3 x the tests' time + 10 s), but it also sends SIGXCPU after a wall-clock time of the same size, which
 a pause or a loaded machine would turn into false "timeout" kills. mutmut therefore runs through
-tests/mutation/mutmut_cpu_limit.py, which stretches that wall-clock backstop to MUTATION_WALL_S (default 3600 s), and
-the staged tests/unit/conftest.py loads a hypothesis profile without deadline (a mutant is judged by what the tests
-assert, never by how long an example took).
+tests/mutation/mutmut_cpu_limit.py, which stretches that wall-clock backstop to MUTATION_WALL_S (default 3600 s); the
+unit tests' own conftest.py (copied into the staging tree) runs hypothesis without its timing checks, so a mutant is
+judged by what the tests assert, never by how long an example took.
 """
 import configparser
 import json
@@ -116,7 +116,6 @@ def stage(module, keep=None):
             sys.exit("%s changed since its last run (or never ran): run it whole, python tests/mutation/run.py %s"
                      % (source.relative_to(ROOT), module))
         copytree(ROOT / "tests", work / PKG / "tests")
-        no_deadline(work)
         if keep == "resume":
             kept = staged_selection(work)
             gone = [t for t in kept if not (work / t).is_file()]
@@ -133,7 +132,6 @@ def stage(module, keep=None):
     shutil.rmtree(work, ignore_errors=True)
     copytree(ROOT / "plugins", work / PKG / "plugins")
     copytree(ROOT / "tests", work / PKG / "tests")
-    no_deadline(work)
     mutated = work / "mutants" / PKG
     link = mutated / "collections" / PKG
     link.parent.mkdir(parents=True)
@@ -143,17 +141,6 @@ def stage(module, keep=None):
             (mutated / entry.name).symlink_to(entry)
     write_config(work, module, tests)
     return work, tests
-
-
-def no_deadline(work):
-    """The staged tests/unit/conftest.py loads a hypothesis profile without deadline: the run is niced, may be paused
-    and shares the CPU, so an example's time says nothing about the mutant."""
-    conftest = work / PKG / "tests" / "unit" / "conftest.py"
-    with open(conftest, "a", encoding="utf-8") as handle:
-        handle.write("\n\n# Added by tests/mutation/run.py in the staging tree only.\n"
-                     "import hypothesis as _hypothesis  # noqa: E402\n"
-                     "_hypothesis.settings.register_profile('mutation', deadline=None)\n"
-                     "_hypothesis.settings.load_profile('mutation')\n")
 
 
 def write_config(work, module, tests):
