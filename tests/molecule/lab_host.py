@@ -9,7 +9,7 @@ conmon and runc each time), several times the CPU (docs/performance.md).
 
     from lab_host import host, hosts
     testinfra_hosts = hosts("gpu_nodes")      # the scenario's nodes in that inventory group
-    host("molecule-common-head")              # one node by name
+    host("molecule-slurm-head")               # one node by name
 
 The master connections are closed when the test session ends.
 """

@@ -3,10 +3,11 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The slurm role in check mode on nodes nothing has converged (a container of the lab image started for each
-test): a compute node joining the scenario's running cluster, the controller and accounting host of a new
-cluster, and a login node that installs from the site's signed mirror. None of them has Slurm, munge or MariaDB
+test): the controller and accounting host of a new cluster, and a login node that installs from the site's
+signed mirror. None of them has Slurm, munge or MariaDB
 installed, so their units, their users and the database are not there; `--check` must not fail on that, must say
-what a real run would install and start, and must report the changes it would make."""
+what a real run would install and start, and must report the changes it would make. (A compute node joining a
+running cluster is checked by the e2e, on the lab's gpu03 before it joins.)"""
 import os
 import re
 import sys
@@ -16,7 +17,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 from fresh_node import check_on_fresh_node, recap  # noqa: E402  (the shared helper lives outside this scenario)
 
 HEAD = "molecule-slurm-head"
-GPUS = [f"/dev/null:/dev/nvidia{i}" for i in range(8)]
 
 # slurm.conf names the controller by its address (gpufleet_ip, from its facts): the head's facts are gathered
 # first, read-only, and the role runs on the fresh node alone.
@@ -98,22 +98,8 @@ def _not_run(out, *names):
         assert not re.search(r"\b(ok|changed|fatal|failed): \[", _task(out, name)), (name, _task(out, name))
 
 
-def test_check_mode_on_a_fresh_compute_node(tmp_path):
-    """A new compute node of the running cluster: the packages, munge and slurmd are not there. The key is read
-    from the scenario's head (not made anew); the files would be written; the run says what it would install
-    and start, and runs no systemd task on a unit that is not there."""
-    run = check_on_fresh_node(_HEAD_FACTS + _ROLE_PLAY.format(vars=""), ["cluster", "gpu_nodes"], tmp_path,
-                              devices=GPUS, network="molecule-slurm", also=[HEAD])
-    name, result = _fresh(run)
-    out = _out(run)
-    assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
-    assert f"changed: [{name}]" in _task(out, "Packages | Install what this host's part needs (and nothing more)")
-    assert (f"Check mode: slurmd, slurm-client, munge not installed on {name} yet; a real run installs them, then "
-            "enables and starts munge, slurmd.") in out, out[-3000:]
-    assert f"ok: [{name} -> {HEAD}]" in _task(out, "Munge | Keep the cluster's key on the primary controller, creating it once")
-    assert f"changed: [{name}]" in _task(out, "Munge | Give this node the cluster's key")
-    assert f"changed: [{name}]" in _task(out, "Config | Write the Slurm files this host reads")
-    _not_run(out, "Munge | Enable and start munge", "Compute | Enable and start slurmd", "Restart munge", "Restart slurmd")
+# A compute node joining the running cluster is the e2e's: site.yml --check on its gpu03 before it joins, with what
+# the slurm role says there checked by tests/e2e/check_log.py (fresh-check).
 
 
 def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):

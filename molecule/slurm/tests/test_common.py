@@ -2,7 +2,8 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the common role leaves on a node, read from the node itself."""
+"""What the common role leaves on each node of the slurm scenario (it runs first there, as in site.yml), read from the
+node itself: packages, time (head serves it, the others follow), /etc/hosts, kernel settings and limits."""
 import os
 import sys
 import time
@@ -11,14 +12,16 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
-from fresh_node import check_on_fresh_node, recap  # noqa: E402  (shared by the scenarios)
 from lab_host import host, hosts  # noqa: E402
 
 testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
 
 
+NODES = ["molecule-slurm-dbd", "molecule-slurm-gpu01", "molecule-slurm-head", "molecule-slurm-login01"]
+
+
 def _is_head(host):
-    return host.check_output("hostname") == "head"
+    return host.check_output("hostname") == "molecule-slurm-head"
 
 
 def _ip(name):
@@ -27,12 +30,12 @@ def _ip(name):
 
 @pytest.fixture(scope="module")
 def head_ip():
-    return _ip("molecule-common-head")
+    return _ip("molecule-slurm-head")
 
 
 @pytest.fixture(scope="module")
-def gpu_ip():
-    return _ip("molecule-common-gpu01")
+def node_ips():
+    return {name: _ip(name) for name in NODES}
 
 
 @pytest.mark.parametrize("package", ["chrony", "rsync", "numactl", "pciutils", "hwloc-nox", "ethtool", "jq"])
@@ -78,22 +81,19 @@ def test_gpu_node_follows_head_clock(host, head_ip):
         assert head, f"head {head_ip} is not a chrony source: {rows}"
         if int(head[0][5], 8) > 0 and head[0][1] in ("*", "+"):
             break
-        assert time.monotonic() < deadline, f"gpu01 never synchronised with the head node: {head[0]}"
+        assert time.monotonic() < deadline, f"{host.check_output('hostname')} never synchronised with the head node: {head[0]}"
         time.sleep(2)
     assert head[0][3] == "10"  # the head serves its local stratum 10 ...
-    assert "Stratum         : 11" in host.check_output("chronyc -n tracking")  # ... and gpu01 sits one below
+    assert "Stratum         : 11" in host.check_output("chronyc -n tracking")  # ... and the node sits one below
 
 
-def test_cluster_hosts_listed(host, head_ip, gpu_ip):
+def test_cluster_hosts_listed(host, head_ip, node_ips):
     hosts = host.file("/etc/hosts").content_string
     assert "127.0.0.1\tlocalhost" in hosts  # what was there stays
     block = hosts.split("# BEGIN gpufleet.cluster: cluster hosts\n")[1].split("# END gpufleet.cluster")[0]
     lines = [line.split() for line in block.strip().splitlines()]
-    assert lines == [
-        [gpu_ip, "molecule-common-gpu01.lab.example", "molecule-common-gpu01"],
-        [head_ip, "molecule-common-head.lab.example", "molecule-common-head"],
-    ]
-    assert host.check_output("getent hosts molecule-common-head").split()[0] == head_ip
+    assert lines == [[node_ips[name], f"{name}.lab.example", name] for name in NODES]  # sorted by name
+    assert host.check_output("getent hosts molecule-slurm-head").split()[0] == head_ip
 
 
 def test_kernel_settings_written(host):
@@ -128,26 +128,5 @@ def test_systemd_default_limits(host):
     assert host.check_output("systemctl show --property DefaultLimitMEMLOCK --value") == str(8192 * 1024)
 
 
-_FRESH_PLAY = """
-- name: The scenario's nodes' addresses (their facts), which /etc/hosts and chrony take
-  hosts: all:!fresh
-  gather_facts: true
-  gather_subset: [min, network]
-
-- name: The common role in check mode on a node never converged
-  hosts: fresh
-  gather_facts: true
-  gather_subset: [min, network]
-  roles:
-    - role: gpufleet.cluster.common
-"""
-
-
-def test_check_mode_on_a_fresh_node_reports_changes_and_does_not_fail(tmp_path):
-    """--check on a node nothing has converged (a GPU node of this scenario): the run must not fail, and must
-    report the changes a real run would make (packages, files, services)."""
-    run = check_on_fresh_node(_FRESH_PLAY, ["cluster", "gpu_nodes"], tmp_path,
-                              also=["molecule-common-head", "molecule-common-gpu01"])
-    results = recap(run)
-    (fresh,) = [name for name in results if name.startswith("molecule-fresh-")]
-    assert results[fresh]["failed"] == 0 and results[fresh]["changed"] > 0, run.stdout[-3000:]
+# Check mode on a node never converged: the e2e's site.yml --check on gpu03 before it joins runs this role there,
+# and finds changes, no failure and nothing written (tests/e2e/run.sh).

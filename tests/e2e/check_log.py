@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the e2e's runs must have said, read from their logs (tests/e2e/run.sh):
+
+    check_log.py first-converge LOG        the converge of a new cluster started each Slurm daemon once: no
+                                           restart handler ran on a daemon that run had just started
+    check_log.py fresh-check LOG NODE      site.yml --check on a node nothing converged: changes, no failure, and
+                                           the slurm role's account of a compute node joining a running cluster
+
+Exits 1 with what was missing. The PLAY RECAP is read with summarise.py's parser.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Dict, List
+
+from summarise import recap
+
+
+def _task(text: str, role: str, name: str) -> str:
+    """The results a task or handler of `role` printed ("" when no host ran it: display_skipped_hosts is off, so
+    a task every host skipped prints no banner)."""
+    match = re.search(r"(?:TASK|RUNNING HANDLER) \[gpufleet\.cluster\." + re.escape(role) + " : " + re.escape(name)
+                      + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER \[| PLAY \[| PLAY RECAP)", text)
+    return match.group(1) if match else ""
+
+
+def _ran(results: str) -> List[str]:
+    """The hosts a task's results name as ok, changed or failed."""
+    return re.findall(r"\b(?:ok|changed|fatal|failed): \[([^\]\s]+)", results)
+
+
+def first_converge(path: str) -> List[str]:
+    text = " ".join(open(path, encoding="utf-8", errors="replace").read().split())
+    problems = []
+    # The handlers may still run where a daemon was up before the run; on a new cluster none was.
+    for handler in ("Restart slurmdbd", "Restart slurmctld", "Restart slurmd"):
+        for match in re.finditer(r"RUNNING HANDLER \[gpufleet\.cluster\.slurm : " + re.escape(handler)
+                                 + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER \[| PLAY \[| PLAY RECAP)", text):
+            restarted = re.findall(r"changed: \[([^\]\s]+)", match.group(1))
+            if restarted:
+                problems.append(f"'{handler}' restarted a daemon the converge had just started, on {', '.join(restarted)}")
+    for task in ("Controller | Enable and start slurmctld", "Compute | Enable and start slurmd"):
+        if "changed: [" not in _task(text, "slurm", task):
+            problems.append(f"'{task}' started nothing: this was not the converge of a new cluster")
+    return problems
+
+
+def fresh_check(path: str, node: str) -> List[str]:
+    rows: Dict[str, Dict[str, int]] = recap(path)
+    row = rows.get(node)
+    if row is None:
+        return [f"no PLAY RECAP line for {node}"]
+    problems = []
+    if row["failed"] or row["unreachable"] or not row["changed"]:
+        problems.append(f"{node}: expected changes and no failure, got {row}")
+    text = " ".join(open(path, encoding="utf-8", errors="replace").read().split())
+    # The slurm role on a compute node joining a running cluster: the packages, munge and slurmd are not there; the
+    # key is read from the primary controller (not made anew), the files would be written, and no systemd task
+    # runs on a unit that is not there.
+    said = (f"Check mode: slurmd, slurm-client, munge not installed on {node} yet; a real run installs them, then "
+            "enables and starts munge, slurmd.")
+    if said not in text:
+        problems.append(f"the slurm role did not say: {said}")
+    if not re.search(r"ok: \[" + re.escape(node) + r" -> head\b",
+                     _task(text, "slurm", "Munge | Keep the cluster's key on the primary controller, creating it once")):
+        problems.append("the cluster's munge key was not read from the primary controller head")
+    for task in ("Packages | Install what this host's part needs (and nothing more)", "Munge | Give this node the cluster's key",
+                 "Config | Write the Slurm files this host reads"):
+        if f"changed: [{node}]" not in _task(text, "slurm", task):
+            problems.append(f"'{task}' did not report a change on {node}")
+    for task in ("Munge | Enable and start munge", "Compute | Enable and start slurmd", "Restart munge", "Restart slurmd"):
+        if node in _ran(_task(text, "slurm", task)):
+            problems.append(f"'{task}' ran on {node}, where its unit is not installed")
+    return problems
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) == 2 and argv[0] == "first-converge":
+        problems = first_converge(argv[1])
+    elif len(argv) == 3 and argv[0] == "fresh-check":
+        problems = fresh_check(argv[1], argv[2])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"{argv[0]} {argv[1]}: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

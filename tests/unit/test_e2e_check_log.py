@@ -1,0 +1,82 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""tests/e2e/check_log.py on real e2e logs (tests/unit/fixtures/e2e/README.md)."""
+from __future__ import annotations
+
+import os
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(_ROOT, "tests", "e2e"))
+import check_log  # noqa: E402  pylint: disable=wrong-import-position
+
+_LOGS = os.path.join(_ROOT, "tests", "unit", "fixtures", "e2e")
+
+
+def _log(name):
+    return os.path.join(_LOGS, name)
+
+
+def _spliced(tmp_path, name, old, new):
+    """The log with one passage replaced (the replaced text must be there)."""
+    with open(_log(name), encoding="utf-8") as fh:
+        text = fh.read()
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return str(path)
+
+
+def test_a_converge_that_restarts_the_daemons_it_just_started_fails():
+    assert check_log.first_converge(_log("converge-937c2e1.log")) == [
+        "'Restart slurmdbd' restarted a daemon the converge had just started, on head",
+        "'Restart slurmctld' restarted a daemon the converge had just started, on head2",
+        "'Restart slurmctld' restarted a daemon the converge had just started, on head, head2",
+        "'Restart slurmd' restarted a daemon the converge had just started, on gpu02, gpu01",
+        "'Restart slurmd' restarted a daemon the converge had just started, on gpu01, gpu02",
+    ]
+
+
+def test_a_converge_that_starts_each_daemon_once_passes():
+    assert check_log.first_converge(_log("converge-restart-fix.log")) == []
+
+
+def test_a_run_that_started_nothing_is_not_taken_for_a_first_converge(tmp_path):
+    path = _spliced(tmp_path, "converge-restart-fix.log",
+                    "TASK [gpufleet.cluster.slurm : Controller | Enable and start slurmctld] ********\n"
+                    "changed: [head]\nchanged: [head2]",
+                    "TASK [gpufleet.cluster.slurm : Controller | Enable and start slurmctld] ********\n"
+                    "ok: [head]\nok: [head2]")
+    assert check_log.first_converge(path) == [
+        "'Controller | Enable and start slurmctld' started nothing: this was not the converge of a new cluster"]
+
+
+def test_the_fresh_node_check_passes_for_its_node_only():
+    assert check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu03") == []
+    assert check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu02") == ["no PLAY RECAP line for gpu02"]
+
+
+def test_a_fresh_node_check_without_changes_or_with_a_failure_fails(tmp_path):
+    recap = "gpu03                      : ok=179  changed=46"
+    path = _spliced(tmp_path, "fresh-check-937c2e1.log", recap, recap.replace("changed=46", "changed=0 "))
+    assert len(check_log.fresh_check(path, "gpu03")) == 1
+    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "failed=0 ", "failed=1 ")
+    assert check_log.fresh_check(path, "gpu03")[0].startswith("gpu03: expected changes and no failure")
+
+
+def test_a_fresh_node_check_that_starts_slurmd_or_makes_a_key_fails(tmp_path):
+    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "ok: [gpu03 -> head(10.123.60.10)]", "changed: [gpu03]")
+    assert check_log.fresh_check(path, "gpu03") == [
+        "the cluster's munge key was not read from the primary controller head"]
+    banner = "TASK [gpufleet.cluster.slurm : Compute | Enable and start slurmd] **************\nchanged: [gpu03]\n"
+    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "PLAY RECAP", banner + "\nPLAY RECAP")
+    assert check_log.fresh_check(path, "gpu03") == [
+        "'Compute | Enable and start slurmd' ran on gpu03, where its unit is not installed"]
+
+
+def test_a_fresh_node_check_that_does_not_say_what_it_would_install_fails(tmp_path):
+    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "a real run installs them, then enables and starts munge, slurmd.",
+                    "a real run installs them.")
+    assert check_log.fresh_check(path, "gpu03")[0].startswith("the slurm role did not say: Check mode: slurmd")
