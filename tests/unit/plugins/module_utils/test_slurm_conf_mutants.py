@@ -399,6 +399,8 @@ def test_float_keys(value, text):
      "cgroup.conf AllowedRAMSpace='inf' is not a number such as 95 or 99.5 (Slurm parses it as float)"),
     ("slurm.conf", {"ClusterName": None},
      "slurm.conf ClusterName=None: value must be a string, number, boolean or list, not NoneType"),
+    ("slurm.conf", {"ClusterName": b"x"},
+     "slurm.conf ClusterName=b'x': value must be a string, number, boolean or list, not bytes"),
     ("slurm.conf", {"ClusterName": ""}, "slurm.conf ClusterName is empty; omit the key to get Slurm's default"),
     ("slurm.conf", {"ClusterName": "a\nb"},
      "slurm.conf ClusterName='a\\nb' contains a control character (a line break, tab, NUL, ESC ...); expected "
@@ -469,6 +471,8 @@ NODE = "a port 1-65535, or ports and LOW-HIGH ranges in hostlist form, e.g. 6818
     ("SlurmctldPort", "0-6818", "'0-6818' is not allowed; expected %s (0-6818 is outside 1-65535)" % RANGE),
     ("SlurmctldPort", "6817-65536",
      "'6817-65536' is not allowed; expected %s (6817-65536 is outside 1-65535)" % RANGE),
+    ("SlurmctldPort", "65536-65535",
+     "'65536-65535' is not allowed; expected %s (65536-65535 is outside 1-65535)" % RANGE),
     ("SlurmctldPort", "6817-0", "'6817-0' is not allowed; expected %s (6817-0 is outside 1-65535)" % RANGE),
     ("SlurmctldPort", "6818-6817",
      "'6818-6817' is not allowed; expected %s (the range 6818-6817 does not go from a lower to a higher port; "
@@ -595,6 +599,14 @@ def test_node_cpus_default_to_the_product_and_boards_spread_sockets():
 ])
 def test_node_refusals_in_full(over, message):
     assert said(node_lines, [small("n1", **over)]) == message
+
+
+def test_extra_keys_are_read_in_case_insensitive_order():
+    # 'z_zz' sorts before 'zzz' ('_' < 'z'), but 'Z_ZZ' after 'ZZZ': the first unknown key in lower-case order is named
+    assert said(node_lines, [small("n1", extra={"Zzz": 1, "Z_zz": 2})]) == (
+        "slurm.conf NodeName key 'Z_zz' is not accepted by Slurm 22.05 (%s): %s; remove it" % (SRC_22, UNKNOWN))
+    assert said(partition_lines, [{"name": "a", "nodes": "ALL", "extra": {"Zzz": 1, "Z_zz": 2}}], [small("n1")]) == (
+        "slurm.conf PartitionName key 'Z_zz' is not accepted by Slurm 22.05 (%s): %s; remove it" % (SRC_22, UNKNOWN))
 
 
 @pytest.mark.parametrize("nodes, message", [
@@ -818,6 +830,13 @@ def test_counts_per_model_and_name():
         "p1": 4}
     # AutoDetect without a count is not compared, and the declared count is returned
     assert check_gres_counts(MIXED, [{"nodes": "m1", "autodetect": "nvml"}]) == {"m1": 10}
+
+
+def test_gres_conf_lines_checks_the_nodes_of_its_release():
+    # RestrictedCoresPerGPU is a NodeName key from 24.05 on: the node list is read with the release given
+    nodes = [small("n1", gres=[{"type": "gpu", "count": 2}], extra={"RestrictedCoresPerGPU": 1})]
+    assert gres_conf_lines([{"nodes": "n1", "autodetect": "nvml", "count": 2}], nodes, "24.11") == [
+        "NodeName=n1 AutoDetect=nvml"]
 
 
 def test_gres_conf_lines_checks_counts_only_with_nodes():
