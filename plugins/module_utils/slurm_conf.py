@@ -629,6 +629,10 @@ def node_lines(nodes: Any, version: Any = "22.05") -> List[str]:
     return [_spec_line(compress_hostlist(names), spec) for names, spec in _node_groups(nodes, version)]
 
 
+# The PartitionName= keys partition_lines writes from a partition's own fields: Slurm's key (lower case) -> the field.
+_PART_OWN_KEYS = {"partitionname": "name", "nodes": "nodes", "default": "default", "maxtime": "max_time", "state": "state"}
+
+
 def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List[str]:
     """PartitionName= lines; every partition node must exist and every node be in a partition."""
     if not isinstance(partitions, (list, tuple)) or not partitions:
@@ -680,8 +684,8 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
             parts.append("State=%s" % state.upper())
         for key, value in sorted(_mapping(where + " extra", part.get("extra")).items(), key=lambda kv: str(kv[0]).lower()):
             low = str(key).lower()
-            if low in ("partitionname", "nodes", "default", "maxtime", "state"):
-                raise SlurmConfError("%s extra sets %s; use the %s field" % (where, key, low))
+            if low in _PART_OWN_KEYS:
+                raise SlurmConfError("%s extra sets %s; use the %s field" % (where, key, _PART_OWN_KEYS[low]))
             if low not in table:
                 raise _unknown("slurm.conf PartitionName", str(key), slurm_release(version), table)
             canonical, typ = table[low]

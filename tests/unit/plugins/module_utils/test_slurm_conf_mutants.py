@@ -688,10 +688,12 @@ def test_partition_refusals_in_full(parts, message):
     assert said(partition_lines, parts, [small("n1"), small("n2"), small("n3")]) == message
 
 
-@pytest.mark.parametrize("key", ["PartitionName", "Nodes", "Default", "MaxTime", "State"])
-def test_partition_extra_cannot_set_a_field(key):
+@pytest.mark.parametrize("key, field", [("PartitionName", "name"), ("Nodes", "nodes"), ("Default", "default"),
+                                        ("MaxTime", "max_time"), ("State", "state"), ("maxtime", "max_time")])
+def test_partition_extra_cannot_set_a_field(key, field):
+    # The message names the partition's own field that writes the key (slurm_partitions[].max_time, not maxtime).
     assert said(partition_lines, [{"name": "a", "nodes": "ALL", "extra": {key: "x"}}], [small("n1")]) == (
-        "partition a extra sets %s; use the %s field" % (key, key.lower()))
+        "partition a extra sets %s; use the %s field" % (key, field))
 
 
 def test_partition_bad_hostlist_names_the_partition():
