@@ -374,8 +374,8 @@ def test_pci_refusals_in_full():
     assert _refusal({"cpus": [_cpu(0, pci=[_nic("0000:52:00.0", pcilink=[{"target": "0000:53:00.0"}])])]}) == (
         "cpu[numaid=0] > pci[0000:52:00.0]: class 0x020700 (nic) has child pci/pcilink elements; NCCL only follows "
         "children of bridges (0x060400), so nest them under the switch instead")
-    assert _refusal({"cpus": [_cpu(0, pci=[_gpu("0000:53:00.0", **{"class": "nvswitch",
-                                                                    "pci": [_gpu("0000:54:00.0")]})])]}) == (
+    nvswitch = _gpu("0000:53:00.0", **{"class": "nvswitch", "pci": [_gpu("0000:54:00.0")]})
+    assert _refusal({"cpus": [_cpu(0, pci=[nvswitch])]}) == (
         "cpu[numaid=0] > pci[0000:53:00.0]: class 0x068000 (nvswitch) has child pci/pcilink elements; NCCL only "
         "follows children of bridges (0x060400), so nest them under the switch instead")
     assert _refusal({"cpus": [_cpu(0, pci=[_nic("0000:52:00.0", gpu={"dev": 0, "sm": 90, "rank": 0, "gdr": 1})])]}) \
@@ -444,9 +444,8 @@ def test_pcilink_c2c_and_empty_elements_written():
 
 
 def test_gpu_without_links_and_a_cpu_without_pci():
-    text = render_xml({"cpus": [_cpu(0, "0-3", pci=[_gpu("0000:53:00.0", gpu={"dev": 0, "sm": 80, "rank": 0,
-                                                                             "gdr": 1})]),
-                                _cpu(1, "4-7", pci=None)]})
+    gpu = _gpu("0000:53:00.0", gpu={"dev": 0, "sm": 80, "rank": 0, "gdr": 1})
+    text = render_xml({"cpus": [_cpu(0, "0-3", pci=[gpu]), _cpu(1, "4-7", pci=None)]})
     assert text == (
         '<system version="1">\n'
         '  <cpu numaid="0" affinity="0000000f" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">\n'
@@ -461,11 +460,9 @@ def test_gpu_without_links_and_a_cpu_without_pci():
 def test_normalised_layout_in_full():
     # Every attribute as NCCL's string; numaid -1 accepted; the text cpumap kept and the computed one padded to its
     # three groups; affinity placed after the other attributes' normalisation.
-    norm = normalise_layout({"cpus": [
-        _cpu(-1, "00000000,00000000,0000FFFF", vendor="intel", pci=[_nic("0000:C1:00.0", vendor="15B3",
-                                                                       nic={"net": [{"dev": 0, "guid": 16,
-                                                                                     "latency": 2}]})]),
-        _cpu(1, "16-31", vendor="centaurhauls")]})
+    nic = _nic("0000:C1:00.0", vendor="15B3", nic={"net": [{"dev": 0, "guid": 16, "latency": 2}]})
+    norm = normalise_layout({"cpus": [_cpu(-1, "00000000,00000000,0000FFFF", vendor="intel", pci=[nic]),
+                                      _cpu(1, "16-31", vendor="centaurhauls")]})
     assert norm == {"version": "1", "cpus": [
         {"numaid": "-1", "arch": "x86_64", "vendor": "GenuineIntel", "familyid": "6", "modelid": "143",
          "affinity": "00000000,00000000,0000ffff",
