@@ -133,6 +133,11 @@ def test_guid_refusals_in_full():
     with pytest.raises(ValueError) as caught:
         guid_value("1" * 17)
     assert str(caught.value) == "1" * 17
+    # Only spaces are stripped: a no-break space, a tab or an X around the digits is refused.
+    for bad in ("10\u00a0", "X10", "10\t"):
+        with pytest.raises(ValueError):
+            guid_value(bad)
+    assert _message(format_guid, "X10", "net guid").startswith("net guid: guid 'X10' is not a 64-bit id")
 
 
 @pytest.mark.parametrize("given_, written", [
@@ -151,6 +156,10 @@ def test_format_latency(given_, written):
     ("1000000.5", "w: latency '1000000.5' is not a finite number 0..1e+06 (microseconds)"),
     (-0.5, "w: latency -0.5 is not a finite number 0..1e+06 (microseconds)"),
     (float("inf"), "w: latency inf is not a finite number 0..1e+06 (microseconds)"),
+    ("2.5\u00a0", "w: latency '2.5\u00a0' is not a plain decimal; allowed: digits with an optional fraction, "
+     "0..1e+06 (microseconds; no nan, inf or exponent)"),
+    ("X2.5", "w: latency 'X2.5' is not a plain decimal; allowed: digits with an optional fraction, 0..1e+06 "
+             "(microseconds; no nan, inf or exponent)"),
     (1e-10, "w: latency 1e-10 cannot be written as a plain decimal with up to 9 fraction digits (it would read back "
             "as 0); allowed: a decimal 0..1e+06 (microseconds)"),
 ])
@@ -509,6 +518,10 @@ def test_layout_from_xml_in_full():
      "system > cpu > pci: element <net> under <pci> is not part of the layout model"),
     ('<system version="1"><cpu numaid="0"><gpu dev="0"/></cpu></system>',
      "system > cpu: element <gpu> under <cpu> is not part of the layout model"),
+    ('<system version="1"><cpu numaid="0"><pci busid="0000:52:00.0"><nic><foo/></nic></pci></cpu></system>',
+     "system > cpu > pci > nic: element <foo> under <nic> is not part of the layout model"),
+    ('<system version="1"><cpu numaid="0"><pci busid="0000:52:00.0"><nic><net dev="0"><foo/></net></nic></pci></cpu>'
+     '</system>', "system > cpu > pci > nic > net: element <foo> under <net> is not part of the layout model"),
 ])
 def test_layout_from_xml_refusals_in_full(text, message):
     assert _message(layout_from_xml, text) == message
