@@ -156,7 +156,7 @@ def test_format_latency(given_, written):
     ("1000000.5", "w: latency '1000000.5' is not a finite number 0..1e+06 (microseconds)"),
     (-0.5, "w: latency -0.5 is not a finite number 0..1e+06 (microseconds)"),
     (float("inf"), "w: latency inf is not a finite number 0..1e+06 (microseconds)"),
-    ("2.5\u00a0", "w: latency '2.5\u00a0' is not a plain decimal; allowed: digits with an optional fraction, "
+    ("2.5\u00a0", "w: latency '2.5\\xa0' is not a plain decimal; allowed: digits with an optional fraction, "
      "0..1e+06 (microseconds; no nan, inf or exponent)"),
     ("X2.5", "w: latency 'X2.5' is not a plain decimal; allowed: digits with an optional fraction, 0..1e+06 "
              "(microseconds; no nan, inf or exponent)"),
