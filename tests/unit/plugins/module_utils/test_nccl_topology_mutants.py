@@ -547,3 +547,118 @@ def test_canonical_tree_value_by_value():
     # Upper and lower case hex, and the order of siblings, do not matter.
     lower = text.replace("0x10DE", "0x10de").replace("0x16C1", "0x16c1").replace("0000:C7", "0000:c7")
     assert canonical_tree(lower) == canonical_tree(text)
+
+
+# ---------------------------------------------------------------- more places, edges and spellings of the layout
+
+@pytest.mark.parametrize("given_, expected", [
+    ("0000:3b:1F.7", "0000:3b:1f.7"), ("0000:3B:00.0", "0000:3b:00.0"), ("  0000:3b:00.1", "0000:3b:00.1"),
+])
+def test_busid_spellings(given_, expected):
+    assert normalise_busid(given_) == expected
+
+
+@pytest.mark.parametrize("bad", ["0000:3b:00.0\u00a0", "X0000:3b:00.0", "0000:3b:00.0\t", "00010000:3b:00.0"])
+def test_busid_only_spaces_stripped(bad):
+    with pytest.raises(NcclTopologyError):
+        normalise_busid(bad)
+
+
+def _net_layout(**net):
+    entry = {"dev": 0}
+    entry.update(net)
+    return {"cpus": [_cpu(0, pci=[_nic("0000:52:00.0", nic={"net": [entry]})])]}
+
+
+@pytest.mark.parametrize("name", ["ib 0~", "MLX_X", "  Shanghai  ", 7])
+def test_value_characters_accepted(name):
+    text = render_xml(_net_layout(name=name))
+    assert '<net name="%s" dev="0"/>' % name in text
+
+
+@pytest.mark.parametrize("name", ['a"b', "a<b", "a>b", "a&b", "caf\u00e9"])
+def test_value_characters_refused(name):
+    assert _refusal(_net_layout(name=name)) == (
+        "cpu[numaid=0] > pci[0000:52:00.0] > nic > net: name %r holds a quote, <, >, & or a non-printable character; "
+        "NCCL reads values raw (no entities), so remove it" % name)
+
+
+@pytest.mark.parametrize("name", ["a\x00", "a\x1f", "a\x7f", "a\x9f", "a\u2028", "a\u2029", "a\nb"])
+def test_control_characters_refused(name):
+    assert _refusal(_net_layout(name=name)) == (
+        "cpu[numaid=0] > pci[0000:52:00.0] > nic > net #0: name %r holds a control character (a newline, tab ...); "
+        "NCCL reads the value raw. Allowed: printable characters only" % name)
+
+
+@pytest.mark.parametrize("value, message", [
+    (1.5, "1.5 must be a non-empty string"), ([], "[] must be a non-empty string"),
+    (False, "False must be a non-empty string"), ("", "'' must be a non-empty string"),
+])
+def test_net_name_refusals(value, message):
+    assert _refusal(_net_layout(name=value)) == "cpu[numaid=0] > pci[0000:52:00.0] > nic > net name: " + message
+
+
+def test_integer_attribute_edges():
+    text = render_xml(_net_layout(speed=2147483647, port=0, maxconn="0x10", gdr=True, coll=False))
+    assert '<net dev="0" speed="2147483647" port="0" maxconn="16" gdr="1" coll="0"/>' in text
+    assert _refusal(_net_layout(speed=2147483648)) == (
+        "cpu[numaid=0] > pci[0000:52:00.0] > nic > net speed: 2147483648 is outside 0..2147483647")
+    assert _refusal(_net_layout(port=-1)) == "cpu[numaid=0] > pci[0000:52:00.0] > nic > net port: -1 is outside 0..2147483647"
+    assert _refusal(_net_layout(dev=True)) == "cpu[numaid=0] > pci[0000:52:00.0] > nic > net dev: got boolean True; write a number"
+
+
+def test_version_spellings():
+    assert render_xml({"version": "0x1", "cpus": [_cpu(0)]}).startswith('<system version="1">\n')
+    assert _refusal({"version": True, "cpus": [_cpu(0)]}) == "system version: got boolean True; write a number"
+    assert _refusal({"version": 0, "cpus": [_cpu(0)]}) == "system version: NCCL reads only topology version 1, got 0"
+
+
+def test_attributes_given_as_none_are_left_out():
+    text = render_xml({"cpus": [_cpu(0, "0-3", pci=[_gpu("0000:53:00.0", vendor=None, device="0x2330")])]})
+    assert '<pci busid="0000:53:00.0" class="0x030200" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16"/>' \
+        in text
+
+
+def test_more_layout_refusals_in_full():
+    pci = "cpu[numaid=0] > pci[0000:53:00.0]"
+    assert _refusal({"cpus": [_cpu(0, pci=[_gpu("0000:53:00.0", zeta=1, alpha=2)])]}) == (
+        "cpu[numaid=0] > pci #0: unknown key(s) alpha, zeta for a pci; allowed: busid, class, vendor, device, "
+        "subsystem_vendor, subsystem_device, link_speed, link_width, pci, pcilink, gpu, nic")
+    kids = [_gpu("0000:%02x:%02x.0" % (1 + i // 32, i % 32)) for i in range(641)]
+    assert _refusal({"cpus": [_cpu(0, pci=kids)]}) == "cpu[numaid=0]: 641 pci children; NCCL's reader allows 640 per element"
+    assert _refusal({"cpus": [_cpu(0, pci=[_gpu("0000:53:00.0", gpu={})])]}) == (
+        "%s > gpu: gpu is missing required attribute(s) dev, sm, rank, gdr (NCCL's reader needs them)" % pci)
+    assert _refusal({"cpus": [_cpu(0, pci=[_gpu("0000:53:00.0", gpu={"dev": 0, "sm": 1, "rank": 0, "gdr": 0,
+                                                                     "nvlink": "x"})])]}) == (
+        "%s: nvlink must be a list, got str" % pci)
+    assert _refusal({"cpus": [_cpu(0, pci=[_nic("0000:52:00.0", nic={"net": "x"})])]}) == (
+        "cpu[numaid=0] > pci[0000:52:00.0]: net must be a list, got str")
+    assert _refusal({"cpus": [_cpu(0, pci=[_bridge("0000:50:00.0", pcilink=[{"count": 1}])])]}) == (
+        "cpu[numaid=0] > pci[0000:50:00.0]: unknown key(s) count for a pcilink; allowed: target")
+    assert _refusal({"cpus": [_cpu(0, pci=[_bridge("0000:50:00.0", pcilink=[{}])])]}) == (
+        "cpu[numaid=0] > pci[0000:50:00.0]: pcilink is missing required attribute(s) target (NCCL's reader needs them)")
+    assert _refusal({"cpus": [_cpu(0, pci=[_bridge("0000:50:00.0", [_gpu("0000:53:00.0"), _gpu("0000:54:00")])])]}) \
+        .startswith("cpu[numaid=0] > pci[0000:50:00.0] > pci #1: busid '0000:54:00' is not a PCI address")
+    assert _refusal({"cpus": [_cpu(0, "0-3"), _cpu("0x0", "4-7")]}) == (
+        "cpu[numaid=0]: numaid appears twice; give each NUMA node one cpu")
+    assert _refusal({"cpus": [_cpu(0, "0-3"), _cpu(1, "4-7"), _cpu(2, "2,8")]}) == (
+        "cpu[numaid=2]: affinity shares CPUs 2 with another NUMA node; each CPU belongs to one node")
+    # 1024 CPUs need 32 groups: 287 characters, past NCCL's 255.
+    assert _refusal({"cpus": [_cpu(0, "1023")]}) == "cpu[numaid=0]: affinity is 287 characters; NCCL's reader stops at 255"
+
+
+def test_an_empty_nic_is_written():
+    text = render_xml({"cpus": [_cpu(0, pci=[_nic("0000:52:00.0", nic={})])]})
+    assert '    <pci busid="0000:52:00.0" class="0x020700" link_speed="32.0 GT/s PCIe" link_width="16">\n' \
+           '      <nic/>\n    </pci>\n' in text
+
+
+@pytest.mark.parametrize("cpu, attrs", [
+    (_cpu(0, arch="X86_64", vendor=" amd ", familyid=25, modelid=None),
+     'arch="x86_64" vendor="AuthenticAMD" familyid="25"'),
+    (_cpu(0, arch="PPC64LE", vendor=None, familyid=None, modelid=None), 'arch="ppc64"'),
+    (_cpu(0, arch="arm64", vendor="x", familyid=None, modelid=None), 'arch="arm64" vendor="x"'),
+    (_cpu(0, familyid=2147483647, modelid=0), 'arch="x86_64" vendor="GenuineIntel" familyid="2147483647" modelid="0"'),
+])
+def test_cpu_spellings(cpu, attrs):
+    assert '<cpu numaid="0" affinity="00ffffff" %s>' % attrs in render_xml({"cpus": [cpu]}).replace("/>", ">")
