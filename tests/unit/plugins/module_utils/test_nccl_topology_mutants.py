@@ -662,3 +662,9 @@ def test_an_empty_nic_is_written():
 ])
 def test_cpu_spellings(cpu, attrs):
     assert '<cpu numaid="0" affinity="00ffffff" %s>' % attrs in render_xml({"cpus": [cpu]}).replace("/>", ">")
+
+
+@pytest.mark.parametrize("key", ["pci", "pcilink"])
+def test_a_bridges_children_not_a_list(key):
+    assert _refusal({"cpus": [_cpu(0, pci=[_bridge("0000:50:00.0", **{key: "x"})])]}) == (
+        "cpu[numaid=0] > pci[0000:50:00.0]: %s must be a list, got str" % key)
