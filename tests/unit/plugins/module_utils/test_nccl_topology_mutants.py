@@ -668,3 +668,18 @@ def test_cpu_spellings(cpu, attrs):
 def test_a_bridges_children_not_a_list(key):
     assert _refusal({"cpus": [_cpu(0, pci=[_bridge("0000:50:00.0", **{key: "x"})])]}) == (
         "cpu[numaid=0] > pci[0000:50:00.0]: %s must be a list, got str" % key)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("vendor", "0x10000", "vendor: 65536 is outside 0..65535"),
+    ("subsystem_device", -1, "subsystem_device: -1 is outside 0..65535"),
+    ("link_speed", "gen9", "link_speed: link_speed 'gen9' is not a PCIe rate; use GT/s (2.5, 5, 8, 16, 32, 64), "
+                           "'gen1'..'gen6' or the kernel's string such as '32.0 GT/s PCIe'"),
+    ("link_width", 3, "link_width: link_width 3 is not a PCIe width; use one of (1, 2, 4, 8, 12, 16, 32)"),
+    ("class", "nvme", "class: class 'nvme' is not one NCCL understands (0x060400 bridge, 0x068000 NVSwitch, 0x03xxxx "
+                      "GPU, 0x02xxxx NIC); NCCL would treat it as a PCIe switch. Use one of 3d, bridge, eth, ethernet, "
+                      "gpu, ib, infiniband, nic, nvswitch, switch, vga or a hex code"),
+])
+def test_pci_attribute_refusals_name_the_device_and_attribute(key, value, message):
+    assert _refusal({"cpus": [_cpu(0, pci=[_gpu("0000:53:00.0", **{key: value})])]}) == (
+        "cpu[numaid=0] > pci[0000:53:00.0] " + message)
