@@ -683,3 +683,28 @@ def test_a_bridges_children_not_a_list(key):
 def test_pci_attribute_refusals_name_the_device_and_attribute(key, value, message):
     assert _refusal({"cpus": [_cpu(0, pci=[_gpu("0000:53:00.0", **{key: value})])]}) == (
         "cpu[numaid=0] > pci[0000:53:00.0] " + message)
+
+
+def test_link_speed_read_from_a_file_with_its_newline():
+    assert normalise_link_speed("16.0 GT/s PCIe\n") == "16.0 GT/s PCIe"
+    assert normalise_link_speed("\t8 GT/s") == "8 GT/s"
+
+
+@pytest.mark.parametrize("net, message", [
+    ({"guid": "0xz"}, "net guid: guid '0xz' is not a 64-bit id; allowed: an integer, or up to 16 hex digits with or "
+                      "without 0x (NCCL reads the text as hexadecimal: '10' is 0x10)"),
+    ({"latency": "fast"}, "net latency: latency 'fast' is not a plain decimal; allowed: digits with an optional "
+                          "fraction, 0..1e+06 (microseconds; no nan, inf or exponent)"),
+    ({"maxconn": "many"}, "net maxconn: 'many' is not an integer; write e.g. 16 or '0x10'"),
+])
+def test_net_attribute_refusals_name_the_place(net, message):
+    assert _refusal(_net_layout(**net)) == "cpu[numaid=0] > pci[0000:52:00.0] > nic > " + message
+
+
+@pytest.mark.parametrize("cpu, message", [
+    (_cpu(0, arch=[]), "cpu #0 arch: [] must be a non-empty string"),
+    (_cpu(0, vendor=""), "cpu #0 vendor: '' must be a non-empty string"),
+    (_cpu(0, modelid="x"), "cpu #0 modelid: 'x' is not an integer; write e.g. 16 or '0x10'"),
+])
+def test_cpu_attribute_refusals_name_the_place(cpu, message):
+    assert _refusal({"cpus": [cpu]}) == message
