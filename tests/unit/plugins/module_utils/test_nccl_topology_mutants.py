@@ -285,6 +285,13 @@ def test_parse_affinity_more(given_, mask, text):
     assert parse_affinity(given_) == (mask, text)
 
 
+@pytest.mark.parametrize("value, shown", [("0-1024", "'0-1024'"), ([1024], "'1024'"), ([3, 1024], "'1024'")])
+def test_parse_affinity_refusal_names_its_place(value, shown):
+    # A CPU list (text, or a list of CPU ids) beyond CPU 1023: the refusal says where, as the caller named it.
+    assert _message(parse_affinity, value, "cpu[numaid=0] affinity") == (
+        "cpu[numaid=0] affinity: CPU range %s is reversed or beyond CPU 1023 (NCCL's cpu_set_t holds 1024 CPUs)" % shown)
+
+
 def test_parse_affinity_largest_cpumap():
     # 32 groups of 8 hex digits hold CPUs 0-1023; CPU 1023 is the top bit of the first group.
     text = ",".join(["80000000"] + ["00000000"] * 31)
