@@ -82,7 +82,7 @@ test: deps
 test-all: venv images
 	@# molecule and the e2e lab both use the lab's SSH key: made once here, not by both at the same moment.
 	$(LAB) ssh-key >/dev/null
-	tests/stages.sh "e2e" "nice=5 molecule" "nice=10 unit plan install-test lint" "nice=10 sanity local"
+	tests/stages.sh "e2e" "nice=5 molecule sanity" "nice=10 unit plan install-test lint local"
 
 lint: venv
 	@# ansible-lint installs this collection into .ansible/ once and then reuses that copy: drop it so the
