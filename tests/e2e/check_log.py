@@ -20,12 +20,23 @@ from typing import Dict, List
 from summarise import recap
 
 
-def _task(text: str, role: str, name: str) -> str:
-    """The results a task or handler of `role` printed ("" when no host ran it: display_skipped_hosts is off, so
-    a task every host skipped prints no banner)."""
-    match = re.search(r"(?:TASK|RUNNING HANDLER) \[gpufleet\.cluster\." + re.escape(role) + " : " + re.escape(name)
+def _read(path: str) -> str:
+    """The log with its whitespace runs made single spaces (a task's results then read as one line)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return " ".join(fh.read().split())
+
+
+def _each_run(text: str, role: str, name: str) -> List[str]:
+    """The results of every run of a task or handler of `role` (a handler runs at each flush that was notified)."""
+    return re.findall(r"(?:TASK|RUNNING HANDLER) \[gpufleet\.cluster\." + re.escape(role) + " : " + re.escape(name)
                       + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER \[| PLAY \[| PLAY RECAP)", text)
-    return match.group(1) if match else ""
+
+
+def _task(text: str, role: str, name: str) -> str:
+    """The results a task or handler of `role` printed the first time ("" when no host ran it: display_skipped_hosts
+    is off, so a task every host skipped prints no banner)."""
+    runs = _each_run(text, role, name)
+    return runs[0] if runs else ""
 
 
 def _ran(results: str) -> List[str]:
@@ -34,13 +45,12 @@ def _ran(results: str) -> List[str]:
 
 
 def first_converge(path: str) -> List[str]:
-    text = " ".join(open(path, encoding="utf-8", errors="replace").read().split())
+    text = _read(path)
     problems = []
     # The handlers may still run where a daemon was up before the run; on a new cluster none was.
     for handler in ("Restart slurmdbd", "Restart slurmctld", "Restart slurmd"):
-        for match in re.finditer(r"RUNNING HANDLER \[gpufleet\.cluster\.slurm : " + re.escape(handler)
-                                 + r"\] \**(.*?)(?= TASK \[| RUNNING HANDLER \[| PLAY \[| PLAY RECAP)", text):
-            restarted = re.findall(r"changed: \[([^\]\s]+)", match.group(1))
+        for results in _each_run(text, "slurm", handler):
+            restarted = re.findall(r"changed: \[([^\]\s]+)", results)
             if restarted:
                 problems.append(f"'{handler}' restarted a daemon the converge had just started, on {', '.join(restarted)}")
     for task in ("Controller | Enable and start slurmctld", "Compute | Enable and start slurmd"):
@@ -57,7 +67,7 @@ def fresh_check(path: str, node: str) -> List[str]:
     problems = []
     if row["failed"] or row["unreachable"] or not row["changed"]:
         problems.append(f"{node}: expected changes and no failure, got {row}")
-    text = " ".join(open(path, encoding="utf-8", errors="replace").read().split())
+    text = _read(path)
     # The slurm role on a compute node joining a running cluster: the packages, munge and slurmd are not there; the
     # key is read from the primary controller (not made anew), the files would be written, and no systemd task
     # runs on a unit that is not there.
