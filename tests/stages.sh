@@ -15,12 +15,23 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 logs=$root/.build/stages
 mkdir -p "$logs"
 
+ticks=$(getconf CLK_TCK)
+children_cpu() {  # children_cpu VAR: VAR = the CPU seconds of this shell's waited-for children (their utime + stime)
+  local stat fields
+  read -r stat <"/proc/$BASHPID/stat"
+  read -r -a fields <<<"${stat##*) }"  # after the command name, which may hold spaces: field 3 is fields[0]
+  printf -v "$1" '%s' $(( (fields[13] + fields[14]) / ticks ))
+}
+
 lane() {  # lane TARGET...: the targets in turn, stopping at the first that fails
-  local t start
+  local t start cpu0 cpu1
   for t in "$@"; do
     start=$SECONDS
+    children_cpu cpu0
     if make -C "$root" --no-print-directory "$t" >"$logs/$t.log" 2>&1; then
-      echo "== stage $t: passed ($((SECONDS - start)) s)"
+      children_cpu cpu1
+      # The CPU of the stage's own processes; its containers' (systemd and the daemons in them) is not counted.
+      echo "== stage $t: passed ($((SECONDS - start)) s, $((cpu1 - cpu0)) core-s outside containers)"
       sed -n 's/^== /   == /p' "$logs/$t.log"
     else
       echo "== stage $t: FAILED ($((SECONDS - start)) s), the end of $logs/$t.log:"
