@@ -67,6 +67,7 @@ refused() {  # refused EXPECTED_TEXT -e ...
 }
 refused "gc_thresh1 must cover every neighbour" -e common_neigh_gc_thresh1=2
 refused "Writing higher limits would make pam_limits refuse every login" -e common_nofile_limit=1048576
+refused "common_packages_extra holds \"jq=1.6-2.1\"" --limit login01 -e '{"common_packages_extra": ["jq=1.6-2.1"]}'
 refused "would have no usable time configuration" -e '{"common_chrony_servers": [], "common_chrony_local_stratum": 0}'
 refused "PriorityDecayType" --tags slurm -e '{"slurm_conf_extra": {"PriorityDecayType": "exponential"}}'
 refused "MaxConcurrentJobs" --tags slurm -e '{"slurm_conf_extra": {"MaxConcurrentJobs": 100}}'
