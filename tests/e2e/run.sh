@@ -105,10 +105,14 @@ computes=${E2E_COMPUTES:-2}
 python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes $((computes + 1)) --controllers 2 "${shares[@]}"
 new_node=gpu$(printf '%02d' $((computes + 1)))
 # The whole site.yml in check and diff mode on the new node, nothing converged there yet: it must run through
-# (each role's check mode copes with a bare node), say what it would change, and leave the node as it was.
+# (each role's check mode copes with a bare node), say what it would change, and leave the node as it was. The
+# driver's and pynvml's packages are on for this run (the lab leaves them off): check mode must say it would
+# refresh the lists and install them, although apt knows neither yet (the components are only pretended added).
 podman exec "$name-$new_node" touch /run/e2e-before-check
-play --check --diff --limit "$new_node" >"$logs/fresh-check.log" 2>&1 || { tail -50 "$logs/fresh-check.log"; exit 1; }
-# Changes and no failure; the slurm role says what it would install and start, takes the key from head.
+play --check --diff --limit "$new_node" -e nvidia_driver_install_packages=true -e gpu_tuning_install_packages=true \
+  >"$logs/fresh-check.log" 2>&1 || { tail -50 "$logs/fresh-check.log"; exit 1; }
+# Changes and no failure; the slurm role says what it would install and start, takes the key from head; the
+# nvidia_driver and gpu_tuning roles say what they would install.
 python3 tests/e2e/check_log.py fresh-check "$logs/fresh-check.log" "$new_node"
 fresh_recap=$(sed -n "s/^$new_node  *: //p" "$logs/fresh-check.log" | tail -1)
 written=$(podman exec "$name-$new_node" find /etc /usr /opt /srv /var/lib/dpkg -xdev -newer /run/e2e-before-check)

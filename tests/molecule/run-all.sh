@@ -16,7 +16,14 @@ for s in $order; do [[ " $* " == *" $s "* ]] && scenarios+=("$s"); done
 for s in "$@"; do [[ " $order " == *" $s "* ]] || scenarios+=("$s"); done
 
 run_one() {  # run_one SCENARIO: molecule test, its log, one line of result
-  local s=$1 start=$SECONDS
+  local s=$1 start=$SECONDS left
+  # What an interrupted run may have left, instead of a destroy step (a playbook run): the scenario's containers
+  # (molecule-<scenario>-*) and molecule's state for it, which says "created" and would make create skip. The state
+  # lives under .build, made anew for each run.
+  left=$(podman ps -a --filter label=owner=molecule --format '{{.Names}}' | grep "^molecule-${s//_/-}-")
+  [ -z "$left" ] || echo "$left" | xargs podman rm -f -t 2 >/dev/null
+  export MOLECULE_EPHEMERAL_DIRECTORY=$logs/state/$s
+  rm -rf "$MOLECULE_EPHEMERAL_DIRECTORY"
   # molecule fails its check step only when a task fails: check_recap.py also fails a change reported there.
   local recap=""
   if (cd "$root" && molecule test -s "$s") >"$logs/$s.log" 2>&1 \

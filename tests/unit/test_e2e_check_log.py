@@ -53,30 +53,44 @@ def test_a_run_that_started_nothing_is_not_taken_for_a_first_converge(tmp_path):
         "'Controller | Enable and start slurmctld' started nothing: this was not the converge of a new cluster"]
 
 
+# site.yml --check on the joining node, the driver's and pynvml's packages on (tests/e2e/run.sh).
+_FRESH = "fresh-check-packages-on.log"
+
+
 def test_the_fresh_node_check_passes_for_its_node_only():
-    assert check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu03") == []
-    assert check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu02") == ["no PLAY RECAP line for gpu02"]
+    assert check_log.fresh_check(_log(_FRESH), "gpu03") == []
+    assert check_log.fresh_check(_log(_FRESH), "gpu02") == ["no PLAY RECAP line for gpu02"]
 
 
 def test_a_fresh_node_check_without_changes_or_with_a_failure_fails(tmp_path):
-    recap = "gpu03                      : ok=179  changed=46"
-    path = _spliced(tmp_path, "fresh-check-937c2e1.log", recap, recap.replace("changed=46", "changed=0 "))
+    recap = "gpu03                      : ok=188  changed=47"
+    path = _spliced(tmp_path, _FRESH, recap, recap.replace("changed=47", "changed=0 "))
     assert len(check_log.fresh_check(path, "gpu03")) == 1
-    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "failed=0 ", "failed=1 ")
+    path = _spliced(tmp_path, _FRESH, "failed=0 ", "failed=1 ")
     assert check_log.fresh_check(path, "gpu03")[0].startswith("gpu03: expected changes and no failure")
 
 
 def test_a_fresh_node_check_that_starts_slurmd_or_makes_a_key_fails(tmp_path):
-    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "ok: [gpu03 -> head(10.123.60.10)]", "changed: [gpu03]")
+    path = _spliced(tmp_path, _FRESH, "ok: [gpu03 -> head(10.123.60.10)]", "changed: [gpu03]")
     assert check_log.fresh_check(path, "gpu03") == [
         "the cluster's munge key was not read from the primary controller head"]
     banner = "TASK [gpufleet.cluster.slurm : Compute | Enable and start slurmd] **************\nchanged: [gpu03]\n"
-    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "PLAY RECAP", banner + "\nPLAY RECAP")
+    path = _spliced(tmp_path, _FRESH, "PLAY RECAP", banner + "\nPLAY RECAP")
     assert check_log.fresh_check(path, "gpu03") == [
         "'Compute | Enable and start slurmd' ran on gpu03, where its unit is not installed"]
 
 
 def test_a_fresh_node_check_that_does_not_say_what_it_would_install_fails(tmp_path):
-    path = _spliced(tmp_path, "fresh-check-937c2e1.log", "a real run installs them, then enables and starts munge, slurmd.",
+    path = _spliced(tmp_path, _FRESH, "a real run installs them, then enables and starts munge, slurmd.",
                     "a real run installs them.")
     assert check_log.fresh_check(path, "gpu03")[0].startswith("the slurm role did not say: Check mode: slurmd")
+
+
+def test_a_fresh_node_check_with_the_packages_off_misses_what_they_would_install():
+    # 937c2e1's e2e ran the check with the lab's settings, the driver's and pynvml's packages off.
+    assert check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu03") == [
+        "the nvidia_driver role did not say: Check mode: gpu03 would refresh its package lists from the changed sources, "
+        "then install",
+        "the gpu_tuning role did not say: Check mode: apt on gpu03 has no candidate yet for python3-pynvml (Debian ships "
+        "it in contrib (it depends on libnvidia-ml1 from non-free)). A real run would refresh the package lists once the "
+        "gpufleet.cluster.nvidia_driver role has added that component, and install it"]

@@ -20,7 +20,6 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
-from fresh_node import check_on_fresh_node, recap  # noqa: E402  (shared by the scenarios)
 from lab_host import hosts  # noqa: E402
 
 testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
@@ -215,27 +214,5 @@ def test_a_refused_setting_fails_the_unit_and_is_logged_as_an_error(host, stand_
     ]
 
 
-_FRESH_PLAY = """
-- name: The gpu_tuning role in check mode on a node never converged, packages on
-  hosts: fresh
-  gather_facts: true
-  gather_subset: [min]
-  roles:
-    - role: gpufleet.cluster.gpu_tuning
-      vars:
-        gpu_tuning_install_packages: true
-"""
-
-
-def test_check_mode_on_a_fresh_node_says_what_it_would_install(tmp_path):
-    """--check on a node nothing has converged, with the packages on: the lab's sources list only main, and the
-    contrib component python3-pynvml lives in is what the nvidia_driver role adds (only pretended in check mode).
-    The run must not fail: it says a real run would refresh the lists and install the package, as a change."""
-    run = check_on_fresh_node(_FRESH_PLAY, ["cluster", "gpu_nodes"], tmp_path,
-                              devices=[f"/dev/null:/dev/nvidia{i}" for i in range(8)])
-    out = " ".join(run.stdout.split())
-    assert "has no candidate yet for python3-pynvml (Debian ships it in contrib (it depends on libnvidia-ml1 from " \
-           "non-free)). A real run would refresh the package lists once the gpufleet.cluster.nvidia_driver role has " \
-           "added that component, and install it" in out, out[-3000:]
-    (result,) = recap(run).values()
-    assert result["failed"] == 0 and result["changed"] > 0
+# Check mode on a node nothing has converged, with the packages on (it says it would refresh the lists and install,
+# and does not fail): the e2e's joining GPU node, tests/e2e/run.sh and tests/e2e/check_log.py fresh-check.

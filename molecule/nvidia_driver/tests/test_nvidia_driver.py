@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(_ROOT, "collections"))
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import parse_files  # noqa: E402
 
 sys.path.insert(0, os.path.join(_ROOT, "tests", "molecule"))
-from fresh_node import check_on_fresh_node, recap, run_play  # noqa: E402  (shared by the scenarios)
+from fresh_node import recap, run_play  # noqa: E402  (shared by the scenarios)
 from lab_host import host, hosts  # noqa: E402
 
 testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
@@ -263,14 +263,5 @@ def test_lists_missing_for_unchanged_sources_are_fetched_without_a_change(host, 
         assert info["candidate"].startswith("535.") and info["candidate"] == info["installed"], (name, info)
 
 
-def test_check_mode_on_a_fresh_node_says_it_would_refresh_and_install(host, tmp_path):
-    """--check on a node nothing has converged: the sources would change, so the run says it would refresh the
-    lists and install the driver (versions known only once the lists are fetched), and does not fail."""
-    _only(host, "distro")
-    run = check_on_fresh_node(_DISTRO_PLAY.replace("hosts: nvidia_distribution", "hosts: fresh"),
-                              ["cluster", "gpu_nodes", "nvidia_distribution"], tmp_path,
-                              devices=[f"/dev/null:/dev/nvidia{i}" for i in range(8)])
-    out = " ".join(run.stdout.split())
-    assert "would refresh its package lists from the changed sources, then install" in out, out[-3000:]
-    (result,) = recap(run).values()
-    assert result["failed"] == 0 and result["changed"] > 0
+# Check mode on a node nothing has converged, with the packages on (it says it would refresh the lists and install,
+# and does not fail): the e2e's joining GPU node, tests/e2e/run.sh and tests/e2e/check_log.py fresh-check.
