@@ -104,14 +104,15 @@ def na(kind: str, what: str, inputs: Optional[Dict[str, Any]] = None) -> Dict[st
 
 
 def _port_rate(rdma_info: Any, device: Optional[str]) -> Optional[Dict[str, Any]]:
-    """The rate of the tested port from rdma_info's result (its `ports`, or the list itself)."""
+    """The rate of the tested port from rdma_info's result (its `ports`, or the list itself): the slowest ACTIVE one
+    with a rate in (0, MAX_NUMBER] Gb/s; a port reporting none (or an impossible one) is not the tested port."""
     ports = rdma_info.get("ports") if isinstance(rdma_info, dict) else rdma_info
     if not isinstance(ports, list):
         raise ExpectationError("rdma_info must be the rdma_info module's result or its ports list, got %s"
                                % type(rdma_info).__name__)
     active = [port for port in ports if isinstance(port, dict) and port.get("state") == "ACTIVE"
               and isinstance(port.get("rate_gbps"), (int, float)) and not isinstance(port.get("rate_gbps"), bool)
-              and math.isfinite(port["rate_gbps"]) and port["rate_gbps"] > 0
+              and math.isfinite(port["rate_gbps"]) and 0 < port["rate_gbps"] <= MAX_NUMBER
               and (device is None or port.get("device") == device)]
     if not active:
         return None

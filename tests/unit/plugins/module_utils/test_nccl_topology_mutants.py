@@ -715,3 +715,14 @@ def test_net_attribute_refusals_name_the_place(net, message):
 ])
 def test_cpu_attribute_refusals_name_the_place(cpu, message):
     assert _refusal({"cpus": [cpu]}) == message
+
+
+def test_canonical_tree_sorts_siblings_whose_values_are_a_number_and_a_text():
+    # A numeric attribute value becomes an int, any other stays text: two sibling nets named "0" and "mlx5_0" differ
+    # first by an int and a str, which Python cannot order. The siblings are still sorted (by their repr: the quote
+    # of 'mlx5_0' before the digit 0), whatever their order in the file.
+    one = '<system version="1"><nic><net name="0" dev="0"/><net name="mlx5_0" dev="0"/></nic></system>'
+    other = '<system version="1"><nic><net name="mlx5_0" dev="0"/><net name="0" dev="0"/></nic></system>'
+    assert canonical_tree(one) == canonical_tree(other)
+    (nic,) = canonical_tree(one)[2]
+    assert [net[1] for net in nic[2]] == [(("dev", 0), ("name", "mlx5_0")), (("dev", 0), ("name", 0))]

@@ -296,3 +296,28 @@ def test_circuit_and_pdu_reports_in_full_on_a_three_phase_pdu():
         "message": "PDU 'p3' phase imbalance 100.0 % exceeds 10.0 % (L1 3.79 A, L2 2.28 A, L3 0.00 A; NEMA: max "
                    "deviation from average / average)",
         "fix": "move PSUs from circuits loading L1 to circuits loading L3, or raise imbalance_limit"}]
+
+
+def test_a_psu_loss_on_a_wye_pdu_moves_the_load_along_its_phase():
+    # 400 V wye (230.94 V line to neutral), n1 (1000 W) with PSU 1 on L2 and PSU 2 on L3: 500 W, 2.279 A on each. Losing
+    # either PSU puts the whole 1000 W, 4.558 A, on the other's line, at that line's angle: the line current doubles
+    # (2.279 A at -120 degrees plus 2.279 A at -120 degrees), where turning the lost share the other way round would
+    # give 2.279 A at -120 plus 2.279 A at +120 degrees, 2.279 A. A tie between the two losses keeps the first.
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 1000, "psus": 2, "psus_required": 1}],
+            "pdus": [{"name": "p3", "rack": "r1", "feed": "A", "voltage": 400, "phases": 3, "wiring": "wye",
+                      "circuits": [{"name": "c%d" % k, "rating_a": 16, "phase": "L%d" % k} for k in (1, 2, 3)]}]}
+    result = check_assignment(data, [_entry("n1", 1, pdu="p3", circuit="c2"), _entry("n1", 2, pdu="p3", circuit="c3")])
+    (pdu,) = result["pdus"]
+    assert pdu["line_currents_a"] == {"L1": 0.0, "L2": 2.279, "L3": 2.279}
+    assert (pdu["worst_line_a"], pdu["worst_line_scenario"]) == (4.558, "PSU n1/1 lost")
+
+
+def test_a_psu_loss_overload_below_one_amp_is_found():
+    # Two 1 A circuits (0.8 A allowed) at 230 V: n1 (200 W) draws 0.458 A on each; losing either PSU puts 0.915 A on
+    # the other, an overload found only among the PSU losses (losing feed A takes both circuits).
+    data = {"nodes": [{"name": "n1", "rack": "r1", "max_power_w": 200, "psus": 2, "psus_required": 1}],
+            "pdus": [{"name": "pa", "rack": "r1", "feed": "A", "voltage": 230, "phases": 1,
+                      "circuits": [{"name": "c1", "rating_a": 1}, {"name": "c2", "rating_a": 1}]}]}
+    result = check_assignment(data, [_entry("n1", 1), _entry("n1", 2, circuit="c2")])
+    assert [(v["circuit"], v["scenario"], v["amps"]) for v in result["violations"] if v["type"] == "overload"] == [
+        ("c1", "PSU n1/2 lost", 0.915), ("c2", "PSU n1/1 lost", 0.915)]

@@ -321,3 +321,16 @@ def test_expect_refusals_whole_message(kind, hardware, said):
     with pytest.raises(ExpectationError) as err:
         expect(kind, hardware)
     assert str(err.value) == said
+
+
+def test_an_impossible_port_rate_is_not_the_tested_port():
+    # 1e308 Gb/s is finite, but x 2 directions it is not: such a port is ignored like a port without a rate, and the
+    # floor comes from the fabric's rate. With it every number printed in a derivation is finite.
+    ports = [{"state": "ACTIVE", "rate_gbps": 1e308, "device": "mlx5_9"},
+             {"state": "ACTIVE", "rate_gbps": 10000001, "device": "mlx5_9"}]
+    result = expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports, device="mlx5_9", bidirectional=True)
+    assert result["inputs"]["source"] == "gpufleet_fabric.rate_gbps"
+    assert result["derivation"] == ("90 % of 400 Gb/s (gpufleet_fabric.rate_gbps) x 2 directions (bidirectional test) "
+                                    "= 720 Gb/s = 90 GB/s")
+    at_most = expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=[{"state": "ACTIVE", "rate_gbps": 10000000}])
+    assert at_most["inputs"]["rate_gbps"] == 10000000.0
