@@ -334,3 +334,55 @@ def test_an_impossible_port_rate_is_not_the_tested_port():
                                     "= 720 Gb/s = 90 GB/s")
     at_most = expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=[{"state": "ACTIVE", "rate_gbps": 10000000}])
     assert at_most["inputs"]["rate_gbps"] == 10000000.0
+
+
+# The input rules' edges and messages (the mutation run of 2026-11-27 on the grown validation code).
+def test_the_edges_of_each_number_rule_are_accepted():
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import (
+        MAX_COUNT, MAX_NUMBER, MIN_FRACTION, MIN_NUMBER, count, positive_number)
+    assert positive_number(MIN_NUMBER, "x") == MIN_NUMBER and positive_number(MAX_NUMBER, "x") == MAX_NUMBER
+    assert count(0, "x") == 0 and count("0", "x") == 0 and count(MAX_COUNT, "x") == MAX_COUNT
+    assert expect_rdma({"gpufleet_fabric": FABRIC_IB}, fraction=MIN_FRACTION)["value"] == pytest.approx(4.0)
+    assert expect_filesystem(MIN_NUMBER)["value"] == MIN_NUMBER and expect_filesystem(MAX_NUMBER)["value"] == MAX_NUMBER
+    h100 = {"gpufleet_hardware": {"gpus": 8, "gpu_model": "H100-SXM"}}
+    assert expect("nccl", h100, nodes=MAX_COUNT)["kind"] == "nccl"  # not refused
+
+
+def test_a_port_rate_of_zero_is_no_rate_and_one_below_a_gigabit_is_one():
+    ports = [{"state": "ACTIVE", "rate_gbps": 0, "device": "mlx5_0"}]
+    assert expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports)["inputs"]["source"] == "gpufleet_fabric.rate_gbps"
+    ports = [{"state": "ACTIVE", "rate_gbps": 0.5, "device": "mlx5_0"}]
+    assert expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports)["inputs"]["rate_gbps"] == 0.5
+
+
+@pytest.mark.parametrize("clocks, said", [
+    ([0, 1980], "gpu_tuning_profiles['M'].application_clocks[0] (memory MHz) is 0, expected a whole number 1..100000"),
+    ([2619, 0], "gpu_tuning_profiles['M'].application_clocks[1] (graphics MHz) is 0, expected a whole number 1..100000"),
+])
+def test_an_application_clock_of_zero_is_refused(clocks, said):
+    with pytest.raises(ExpectationError) as caught:
+        expect("gpu", {"gpu_tuning_profiles": {"M": {"power_limit_w": 700, "application_clocks": clocks}}}, model="M")
+    assert str(caught.value) == said
+
+
+def test_an_application_clock_of_one_mhz_is_accepted():
+    result = expect("gpu", {"gpu_tuning_profiles": {"M": {"power_limit_w": 700, "application_clocks": [1, 1]}}}, model="M")
+    assert result["application_clocks_mhz"] == {"memory": 1, "graphics": 1}
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda: expect_rdma({"gpufleet_fabric": FABRIC_IB}, device=5),
+     "device is 5, expected an RDMA device name such as mlx5_0"),
+    (lambda: expect_rdma({"gpufleet_fabric": FABRIC_IB}, bidirectional="yes"),
+     "bidirectional is 'yes', expected true or false"),
+    (lambda: expect_filesystem(1, path=7), "path is 7, expected the mount's path"),
+    (lambda: expect(7, {}), "kind is 7, expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"),
+    (lambda: expect("disk", {}), "kind is 'disk', expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"),
+    # rdma_lat passes its options on: a device that is not a name is refused there too.
+    (lambda: expect("rdma_lat", {"gpufleet_fabric": FABRIC_IB}, device=5),
+     "device is 5, expected an RDMA device name such as mlx5_0"),
+])
+def test_each_refusal_word_for_word(call, said):
+    with pytest.raises(ExpectationError) as caught:
+        call()
+    assert str(caught.value) == said
