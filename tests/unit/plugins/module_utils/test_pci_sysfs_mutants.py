@@ -31,7 +31,7 @@ _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from fixtures.sysfs import machines  # noqa: E402
-from fixtures.sysfs.builder import SysfsBuilder, write_cpuinfo  # noqa: E402
+from fixtures.sysfs.builder import SysfsBuilder, new_tree, write_cpuinfo  # noqa: E402
 
 
 def test_edge_box_rdma_report_row_by_row(tmp_path):
@@ -49,8 +49,7 @@ def test_edge_box_rdma_report_row_by_row(tmp_path):
 
 def test_a_down_port_before_an_active_roce_port_is_skipped_not_the_device(tmp_path):
     # One dual-port RoCE NIC: port 1 DOWN, port 2 ACTIVE Ethernet (RoCE). NCCL's IB plugin lists port 2 as dev 0.
-    sysfs, procfs = os.path.join(str(tmp_path), "sys"), os.path.join(str(tmp_path), "proc")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:40")
     b.pci("pci0000:40", "0000:40:01.1", "0x060400", "0x1022", "0x1483", None, 0,
           (machines.GEN4, "16"), (machines.GEN4, "16"))
@@ -120,8 +119,7 @@ def test_edge_box_in_full(tmp_path):
 
 def _pex_box(tmp_path):
     """One Broadcom PEX switch (upstream 50:00.0, downstream 51:01.0) on root port 4f:01.0, GPU 53:00.0 below it."""
-    sysfs, procfs = os.path.join(str(tmp_path), "sys"), os.path.join(str(tmp_path), "proc")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:4f")
     b.pci("pci0000:4f", "0000:4f:01.0", "0x060400", "0x8086", "0x352a", None, 0, (GEN5, "16"), (GEN5, "16"))
     b.pci("0000:4f:01.0", "0000:50:00.0", "0x060400", "0x1000", "0xc030", ("0x1000", "0x100b"), 0,
@@ -171,8 +169,7 @@ def test_a_bridge_missing_from_bus_pci_devices_is_read_from_its_directory(tmp_pa
 
 
 def test_nic_only_box_warns_and_names_the_missing_cpumap(tmp_path):
-    sysfs, procfs = os.path.join(str(tmp_path), "sys"), os.path.join(str(tmp_path), "proc")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:c0")
     b.pci("pci0000:c0", "0000:c0:03.1", "0x060400", "0x1022", "0x1483", None, 0, (GEN4, "16"), (GEN4, "16"))
     b.pci("0000:c0:03.1", "0000:c1:00.0", "0x020700", "0x15b3", "0x101b", ("0x15b3", "0x0007"), 0,
@@ -192,18 +189,16 @@ def test_nic_only_box_warns_and_names_the_missing_cpumap(tmp_path):
 
 @pytest.mark.parametrize("include_nics, what", [(True, "NVIDIA GPU or RDMA NIC"), (False, "NVIDIA GPU")])
 def test_nothing_to_describe_refused_in_full(tmp_path, include_nics, what):
-    sysfs = os.path.join(str(tmp_path), "sys")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:00")
     b.pci("pci0000:00", "0000:00:00.0", "0x060000", "0x8086", "0x09a2", None, 0)
     with pytest.raises(PciSysfsError) as caught:
-        build_layout(sysfs, os.path.join(str(tmp_path), "proc"), include_nics=include_nics)
+        build_layout(sysfs, procfs, include_nics=include_nics)
     assert str(caught.value) == "found no %s under %s/bus/pci/devices; nothing to describe to NCCL" % (what, sysfs)
 
 
 def test_two_gpus_without_numa_information_share_one_warning(tmp_path):
-    sysfs, procfs = os.path.join(str(tmp_path), "sys"), os.path.join(str(tmp_path), "proc")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:00")
     for busid in ("0000:00:05.0", "0000:00:06.0"):
         b.pci("pci0000:00", busid, "0x030200", "0x10de", "0x2330", ("0x10de", "0x16c1"), -1, (GEN5, "16"), (GEN5, "16"))
@@ -217,8 +212,7 @@ def test_two_gpus_without_numa_information_share_one_warning(tmp_path):
 
 def test_missing_link_files_warnings_in_full(tmp_path):
     # GPU 00:05.0 straight on the root bus: its "port" is devices/pci0000:00, which has no link files either.
-    sysfs, procfs = os.path.join(str(tmp_path), "sys"), os.path.join(str(tmp_path), "proc")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:00")
     b.pci("pci0000:00", "0000:00:05.0", "0x030200", "0x10de", "0x2330", None, 0, ("Unknown", "0"))
     write_cpuinfo(procfs, machines.SPR_CPUINFO)
@@ -232,8 +226,7 @@ def test_missing_link_files_warnings_in_full(tmp_path):
 
 def _gpu_box(tmp_path):
     """GPU 0000:41:00.0 (A100 PCIe) on root port 0000:40:01.1, both gen4 x16, NUMA node 0 with a cpumap."""
-    sysfs, procfs = os.path.join(str(tmp_path), "sys"), os.path.join(str(tmp_path), "proc")
-    b = SysfsBuilder(sysfs)
+    b, sysfs, procfs = new_tree(tmp_path)
     b.host_bridge("pci0000:40")
     b.pci("pci0000:40", "0000:40:01.1", "0x060400", "0x1022", "0x1483", None, 0, (GEN4, "16"), (GEN4, "16"))
     b.pci("0000:40:01.1", "0000:41:00.0", "0x030200", "0x10de", "0x20b5", ("0x10de", "0x1533"), 0,
