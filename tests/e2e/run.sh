@@ -27,11 +27,18 @@ python3 "$root/lab/lab.py" up --name "$name" --inventory "$inv" --computes "${E2
 cd "$root"
 play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
 
+# The test's own commands on the nodes (users, jobs, queries) go through podman exec: an ad-hoc `ansible` run costs a
+# core-second each (docs/performance.md); ansible is what the playbooks are tested with.
+on_node() { podman exec "$name-$1" sh -c "$2"; }
+on_login() { on_node login01 "$1"; }
+
 # The users of the lab's accounting policy (inventories/lab/group_vars/all/slurm.yml) and one who is not in it, with
 # the same uid on every node, before the converge, as a site's directory has them (tests/e2e/test_slurm_policy.py).
-for user in alice:2101 bob:2102 carol:2103 mallory:2104; do
-  ansible -i "$inv" cluster -o -m ansible.builtin.user -a "name=${user%:*} uid=${user#*:} create_home=false shell=/bin/sh" \
-    >"$logs/users.log" 2>&1 || { cat "$logs/users.log"; exit 1; }
+for node in $(podman ps --filter "label=gpufleet.lab=$name" --format '{{.Names}}'); do
+  for user in alice:2101 bob:2102 carol:2103 mallory:2104; do
+    podman exec "$node" useradd --uid "${user#*:}" --no-create-home --shell /bin/sh "${user%:*}" \
+      || { echo "could not add ${user%:*} on $node"; exit 1; }
+  done
 done
 
 echo "== converge: gpufleet.cluster.site from the collection installed next to its declared dependencies alone"
@@ -92,12 +99,10 @@ echo "== the accounting policy with real jobs: a per-user limit, a user not in a
 pytest -q -p no:cacheprovider tests/e2e/test_slurm_policy.py --ansible-inventory "$inv/hosts.yml" --connection ansible
 
 echo "== a GPU node added to the inventory: site.yml in check mode on it first, then it joins (docs/day2.md's steps); a job running elsewhere keeps running"
-job=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command \
-        -a "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'" | sed -n 's/.*(stdout) \([0-9]*\).*/\1/p')
+job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'")
 [ -n "$job" ] || { echo "could not submit the long job"; exit 1; }
 for _ in $(seq 60); do
-  started=$(ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "squeue --noheader --jobs $job --states RUNNING --format %S" \
-              | sed -n 's/.*(stdout) //p')
+  started=$(on_login "squeue --noheader --jobs $job --states RUNNING --format %S")
   [ -n "$started" ] && break; sleep 1
 done
 [ -n "$started" ] || { echo "the long job $job never started"; exit 1; }
@@ -125,7 +130,7 @@ echo "check mode on the fresh $new_node: $fresh_recap; nothing written"
          --tags rdma,nvidia_driver,gpu_tuning,dcgm,roce_host,nccl,lustre_client \
     && ansible-playbook -i "$inv" playbooks/slurm.yml; } >"$logs/join.log" 2>&1 || { tail -50 "$logs/join.log"; exit 1; }
 E2E_JOB_ID=$job E2E_JOB_START=$started pytest -q -p no:cacheprovider tests/e2e/test_slurm_join.py --ansible-inventory "$inv/hosts.yml"
-ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "scancel $job" >/dev/null
+on_login "scancel $job"
 
 echo "== the database password is rotated (a new vault value): slurmdbd follows before accounting is read"
 old_pw=$(sed -n 's/^slurm_db_password: //p' "$inv/group_vars/all/lab_secrets.yml")
@@ -147,15 +152,14 @@ case "$old_answer" in
   *) echo "MariaDB still accepts the old password after the rotation: $old_answer"; exit 1 ;;
 esac
 echo "MariaDB: the new password works, the old one is refused; slurmdbd.conf holds the new one"
-ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "sacctmgr --noheader list cluster format=cluster" \
+on_login "sacctmgr --noheader list cluster format=cluster" \
   >"$logs/rotate-check.log" 2>&1 || { echo "accounting does not answer after the rotation"; cat "$logs/rotate-check.log"; exit 1; }
-echo "accounting answers after the rotation: $(sed -n 's/.*(stdout) //p' "$logs/rotate-check.log")"
+echo "accounting answers after the rotation: $(xargs <"$logs/rotate-check.log")"
 
 echo "== a rolling driver upgrade: one GPU node at a time drained, its job left to end, rebooted, checked, resumed"
 "$root/tests/e2e/rolling_reboot.sh" "$name" "$inv"
 
 echo "== fail-over: a job runs, the primary controller's container stops, the backup takes over the saved state"
-on_login() { ANSIBLE_DEPRECATION_WARNINGS=false ansible -i "$inv" 'login_nodes[0]' -o -m ansible.builtin.command -a "$1" | sed -n 's/.*(stdout) //p'; }
 held=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 600'")
 [ -n "$held" ] || { echo "could not submit the job that must survive the fail-over"; exit 1; }
 for _ in $(seq 60); do [ "$(on_login "squeue --noheader --jobs $held --format %T")" = RUNNING ] && break; sleep 1; done

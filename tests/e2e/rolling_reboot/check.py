@@ -45,8 +45,8 @@ def reboot_steps(log: str) -> List[str]:
 
 
 def lines(text: str) -> List[str]:
-    """ansible -o prints a multi-line stdout with literal \\n between its lines."""
-    return [line.strip() for line in text.replace("\\n", "\n").splitlines() if line.strip()]
+    """The non-empty lines of a command's output (Slurm's rows, read through podman exec)."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def upstream(version: str) -> str:
