@@ -2,7 +2,10 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the dcgm role leaves on a lab GPU node (no NVIDIA repository, no GPU), read from the node itself."""
+"""What the dcgm role leaves on a lab GPU node (no NVIDIA repository, no GPU), read from the node itself.
+
+Molecule scenario gpu: gpu_tuning converges first on the same node, as in site.yml, and its runs against a stand-in
+nvidia-smi and /dev/nvidiactl remove them before the roles converge, so dcgm sees a node without a driver."""
 import os
 import re
 import sys
