@@ -2,7 +2,11 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the dcgm role leaves on a lab GPU node (no NVIDIA repository, no GPU), read from the node itself."""
+"""What the dcgm role leaves on a lab GPU node (no NVIDIA repository, no GPU), read from the node itself.
+
+Molecule scenario gpu's gpu01 (the driver role runs on its other two nodes): gpu_tuning converges first on it, as
+in site.yml, and its runs against a stand-in nvidia-smi and /dev/nvidiactl remove them before the roles converge,
+so dcgm sees a node without a driver."""
 import os
 import re
 import sys
@@ -13,7 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
 from lab_host import hosts  # noqa: E402  (shared by the scenarios)
 
-testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
+testinfra_hosts = hosts("gpu_tuning_dcgm_nodes")  # gpu01, over SSH (tests/molecule/lab_host.py)
 
 CSV = "/etc/dcgm-exporter/gpufleet-counters.csv"
 EXPORTER_UNIT = "/etc/systemd/system/nvidia-dcgm-exporter.service"

@@ -5,9 +5,10 @@
 """The nvidia_driver role, read from each node: apt's own view of the sources and the pin, dpkg's view of the
 packages, modprobe's view of the blacklist, systemd's view of the units.
 
-molecule-nvidia-driver-distro installed Debian's driver for real; molecule-nvidia-driver-cuda has NVIDIA's
-repository configured but no packages (the lab cannot reach NVIDIA). No mirror name is written here: the
-archive is read from each node's own /etc/apt/sources.list.
+molecule-gpu-distro installed Debian's driver for real; molecule-gpu-cuda has NVIDIA's repository configured
+but no packages (the lab cannot reach NVIDIA). No mirror name is written here: the archive is read from each
+node's own /etc/apt/sources.list. Molecule scenario gpu: its third node, gpu01, has gpu_tuning and dcgm and no
+driver role (their own tests).
 """
 import os
 import re
@@ -23,7 +24,7 @@ sys.path.insert(0, os.path.join(_ROOT, "tests", "molecule"))
 from fresh_node import recap, run_play  # noqa: E402  (shared by the scenarios)
 from lab_host import host, hosts  # noqa: E402
 
-testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
+testinfra_hosts = hosts("nvidia_driver_nodes")  # the distro and cuda nodes, over SSH (tests/molecule/lab_host.py)
 
 NONFREE = "/etc/apt/sources.list.d/gpufleet-debian-nonfree.sources"
 CUDA_SOURCE = "/etc/apt/sources.list.d/gpufleet-nvidia-cuda.sources"
@@ -157,7 +158,7 @@ def debian_nonfree_lists():
     """Debian's non-free indexes on the CUDA node: where it installs nothing the role refreshes the lists once
     when the sources change, and NVIDIA's repository cannot be fetched here, so the role's Debian source is read
     on its own."""
-    node = host("molecule-nvidia-driver-cuda")
+    node = host("molecule-gpu-cuda")
     node.check_output(f"apt-get update -o Dir::Etc::SourceList={NONFREE} -o Dir::Etc::SourceParts=/nonexistent "
                       "-o APT::Get::List-Cleanup=0")
     return node
@@ -252,7 +253,7 @@ def test_lists_missing_for_unchanged_sources_are_fetched_without_a_change(host, 
     # apt now knows the driver only from dpkg's status file (the installed version), from no archive.
     assert "/non-free amd64 Packages" not in host.check_output("apt-cache policy nvidia-kernel-dkms")
     run = run_play(_DISTRO_PLAY, tmp_path)
-    assert recap(run)["molecule-nvidia-driver-distro"]["changed"] == 0, run.stdout[-3000:]
+    assert recap(run)["molecule-gpu-distro"]["changed"] == 0, run.stdout[-3000:]
     assert "Refresh the package lists (a source changed, or its lists are missing)" in run.stdout
     lists = host.check_output("ls /var/lib/apt/lists").split()
     for component in COMPONENTS:

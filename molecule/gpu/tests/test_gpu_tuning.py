@@ -2,7 +2,9 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The gpu_tuning role on a lab GPU node: boot script, JSON settings, unit, and the steps it says it skips.
+"""The gpu_tuning role on a lab GPU node (molecule scenario gpu's gpu01, where dcgm converges after it, as in
+site.yml; the driver role runs on the scenario's other two nodes): boot script, JSON settings, unit, and the steps it
+says it skips.
 
 The lab has no GPU and no driver. The last tests stand a recorded node in for them: a stand-in nvidia-smi
 that answers the GPU query with the UUIDs of the recorded 8x H100 `nvidia-smi -q` and logs every call, and a
@@ -22,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
 from lab_host import hosts  # noqa: E402
 
-testinfra_hosts = hosts("all")  # over SSH (tests/molecule/lab_host.py)
+testinfra_hosts = hosts("gpu_tuning_dcgm_nodes")  # gpu01, over SSH (tests/molecule/lab_host.py)
 
 REPO = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SCRIPT = "/usr/local/sbin/gpufleet-gpu-tuning"
@@ -138,7 +140,7 @@ def test_without_nvidiactl_the_unit_stays_idle(host):
 FAKE_LOG = "/run/gpufleet-fake-nvidia-smi.log"
 FAKE_REFUSE = "/run/gpufleet-fake-nvidia-smi.refuse-pl"
 FAKE_SMI = r"""#!/bin/sh
-# Stand-in nvidia-smi for the molecule verify of gpu_tuning: logs its arguments, answers the GPU query with a
+# Stand-in nvidia-smi for the molecule gpu scenario's verify of gpu_tuning: logs its arguments, answers the GPU query with a
 # recorded node, and refuses -pl on the GPU named in %(refuse)s like a driver without the rights.
 echo "$*" >> %(log)s
 if [ "$*" = "--query-gpu=index,uuid,name --format=csv,noheader" ]; then
