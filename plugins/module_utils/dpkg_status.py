@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+
 # Tabs or spaces between the fields: names, states and versions hold no white space.
 FORMAT = "${Package} ${db:Status-Status} ${Version}\\n"
 
@@ -22,8 +24,8 @@ class DpkgStatusError(ValueError):
     """A line that is not `<package> <state> [<version>]`."""
 
 
-# Debian policy 5.6.1 (package names) and 5.6.12 (versions: [epoch:]upstream[-revision]); fullmatch.
-_PACKAGE_RE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
+# Debian policy 5.6.12 (versions: [epoch:]upstream[-revision]), fullmatch; package names (5.6.1) are
+# input_rules' "package" kind.
 _VERSION_RE = re.compile(r"(?:[0-9]+:)?[0-9A-Za-z][A-Za-z0-9.+~-]*")
 #: dpkg's package states (dpkg-query(1), db:Status-Status).
 STATES = ("not-installed", "config-files", "half-installed", "unpacked", "half-configured",
@@ -41,7 +43,7 @@ def installed_versions(lines: Iterable[str]) -> Dict[str, str]:
             raise DpkgStatusError(
                 "line %d %r is not '<package> <state> [<version>]': run dpkg-query with --showformat='%s'"
                 % (number, line, FORMAT))
-        if not _PACKAGE_RE.fullmatch(fields[0]):
+        if not input_rules.is_valid("package", fields[0]):
             raise DpkgStatusError("line %d %r: package %r is not a Debian package name (lower-case letters, "
                                   "digits, '+', '-' and '.')" % (number, line, fields[0]))
         if fields[1] not in STATES:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence, Type
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Type
 
 __all__ = [
-    "InputRuleError", "Rule", "RULES", "check", "is_valid", "free_text", "plain_name", "integer",
+    "InputRuleError", "Rule", "RULES", "check", "is_valid", "invalid_entries", "free_text", "plain_name", "integer",
     "number", "port", "boolean", "mapping", "require", "string_list", "CONTROL_RE",
 ]
 
@@ -100,6 +100,12 @@ RULES = {rule.kind: rule for rule in (
     _rule("word", r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}",
           "a word of letters, digits, '_', '.', '+' and '-', starting with a letter or digit",
           "the value lands in a line that is split on blanks, ',' and '='; '#' would start a comment", 128),
+    # Debian policy 5.6.1: at least two characters; 128 at most is this collection's bound.
+    _rule("package", r"[a-z0-9][a-z0-9+.-]{1,127}",
+          "a Debian package name: 2 to 128 lower-case letters, digits, '+', '-' and '.', starting with a letter "
+          "or digit (no version, option, pattern or blank)",
+          "package names go to dpkg-query's and apt's argv; a leading '-' would be read as an option, '=' as a "
+          "version, '*' or '?' as a pattern and '/' as a release", 128),
 )}
 
 
@@ -137,6 +143,12 @@ def is_valid(kind: str, value: Any) -> bool:
     except InputRuleError:
         return False
     return True
+
+
+def invalid_entries(kind: str, values: Iterable[Any]) -> List[Any]:
+    """The entries of ``values`` that are not valid ``kind`` values, as given and in order (non-strings
+    included): what a role's preflight names when it refuses a list."""
+    return [value for value in values if not is_valid(kind, value)]
 
 
 def plain_name(where: str, value: Any, error: Type[Exception] = InputRuleError) -> str:

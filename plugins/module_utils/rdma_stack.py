@@ -23,7 +23,6 @@ ARCH_LABELS = {
 # Every pattern here is applied with fullmatch ($ would let a trailing newline through).
 VENDOR_PACKAGE_RE = {"doca": re.compile(r"doca-[a-z0-9][a-z0-9+.-]*"),
                      "mlnx_ofed": re.compile(r"mlnx-ofed-[a-z0-9][a-z0-9+.-]*")}
-PACKAGE_RE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
 VERSION_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]*")
 OS_LABEL_RE = re.compile(r"[a-z]+[0-9][0-9.]*")
 #: An http(s) URL: no blank, no control character, no quote or '#' (deb822 would read a comment).
@@ -89,7 +88,7 @@ def key_kind(key: str) -> str:
 
 
 def _packages(names: Any, var: str) -> List[str]:
-    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and PACKAGE_RE.fullmatch(n) for n in names):
+    if not isinstance(names, (list, tuple)) or not all(input_rules.is_valid("package", n) for n in names):
         raise RdmaStackError("%s must be a list of Debian package names, got %r." % (var, names))
     return list(names)
 
