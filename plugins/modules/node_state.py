@@ -160,8 +160,8 @@ ARGUMENT_SPEC = {
 }
 
 # Local rules, input_rules' conventions (fullmatch, the message names the field, the value and what is allowed).
-_PACKAGE_RE = re.compile(r"[a-z0-9][a-z0-9+.-]{1,127}")
-_PACKAGE_ALLOWED = "a Debian package name: lower-case letters, digits, '+', '-' and '.', starting with a letter or digit"
+_PACKAGE_RE = input_rules.RULES["package"].pattern  # the collection's one package-name rule
+_PACKAGE_ALLOWED = input_rules.RULES["package"].allowed
 _UNIT_RE = re.compile(r"[A-Za-z0-9_.:@][A-Za-z0-9_.:@-]{0,254}")
 _UNIT_ALLOWED = "a systemd unit name: letters, digits, '_', '.', ':', '@' and '-', not starting with '-'"
 _GLOB_RE = re.compile(r"(?:/(?!\.{1,2}(?:/|\Z))[A-Za-z0-9_.+@:~*?\[\]!-]+)+")
