@@ -61,16 +61,11 @@ _FQCN = "gpufleet.cluster.invalid_package_names"
 
 def invalid_package_names(names):
     """The entries of ``names`` that are not Debian package names (input_rules' ``package`` kind)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import invalid_entries
-    if not isinstance(names, (list, tuple)):
-        raise AnsibleFilterError("%s: input must be a list of package names, got %s of type %s"
-                                 % (_FQCN, _shown(names), type(names).__name__))
-    return invalid_entries("package", names)
-
-
-def _shown(value):
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import InputRuleError, invalid_entries
+    try:
+        return invalid_entries("package", names, what="package names")
+    except InputRuleError as exc:
+        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
 
 
 class FilterModule:

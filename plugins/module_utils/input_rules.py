@@ -145,9 +145,12 @@ def is_valid(kind: str, value: Any) -> bool:
     return True
 
 
-def invalid_entries(kind: str, values: Iterable[Any]) -> List[Any]:
-    """The entries of ``values`` that are not valid ``kind`` values, as given and in order (non-strings
-    included): what a role's preflight names when it refuses a list."""
+def invalid_entries(kind: str, values: Any, what: str = "values", error: Type[Exception] = InputRuleError) -> List[Any]:
+    """The entries of the list ``values`` that are not valid ``kind`` values, as given and in order (non-strings
+    included): what a role's preflight names when it refuses a list. Anything but a list or tuple is refused,
+    ``what`` naming what it should hold."""
+    if not isinstance(values, (list, tuple)):
+        raise error("input must be a list of %s, got %s of type %s" % (what, _describe(values), type(values).__name__))
     return [value for value in values if not is_valid(kind, value)]
 
 

@@ -29,8 +29,7 @@ play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
 
 # The test's own commands on the nodes (users, jobs, queries) go through podman exec: an ad-hoc `ansible` run costs a
 # core-second each (docs/performance.md); ansible is what the playbooks are tested with.
-on_node() { podman exec "$name-$1" sh -c "$2"; }
-on_login() { on_node login01 "$1"; }
+on_login() { podman exec "$name-login01" sh -c "$1"; }
 
 # The users of the lab's accounting policy (inventories/lab/group_vars/all/slurm.yml) and one who is not in it, with
 # the same uid on every node, before the converge, as a site's directory has them (tests/e2e/test_slurm_policy.py).

@@ -16,7 +16,7 @@ reports=$root/.build/validate-e2e/$name
 mkdir -p "$logs" "$reports"
 started=$SECONDS
 
-# The lab's GPU nodes and the host Slurm commands are run on (a login node, else the controller).
+# The lab's GPU nodes.
 read -ra nodes <<<"$(ansible-inventory -i "$inv" --list | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["gpu_nodes"]["hosts"])))')"
 # Slurm is asked from the lab's login node through podman exec (tests/e2e/run.sh says why not ansible).
 on_submit() { podman exec "$name-login01" sh -c "$1"; }
