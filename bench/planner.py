@@ -33,17 +33,17 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "collections"))
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import (  # noqa: E402
     compress_hostlist,
     expand_hostlist,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (  # noqa: E402
     pfl_layout,
     stripe_plan,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import render_xml  # noqa: E402
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power import check_assignment  # noqa: E402
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import plan_layout  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout  # noqa: E402
 
 NODES_PER_RACK = 32
 BREAKERS_PER_PDU = 48

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Derive the NCCL parameter catalogue (plugins/module_utils/nccl_params.py) from a clone of NVIDIA/nccl.
+"""Derive the NCCL parameter catalogue (plugins/module_utils/nccl/params.py) from a clone of NVIDIA/nccl.
 
     python docs/tools/nccl_params.py /path/to/nccl.git v2.27.7-1 v2.28.9-1 v2.29.7-1
 

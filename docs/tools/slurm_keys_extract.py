@@ -8,7 +8,7 @@
 
 SLURM.git is a clone (bare or not) of SchedMD/slurm. The output pins, per configuration file, every
 ``{"Name", S_P_TYPE[, handler]}`` row of the ``s_p_options_t`` arrays that parse it (order kept), with the tag's
-commit. tests/unit/plugins/module_utils/test_slurm_keys_source.py checks plugins/module_utils/slurm_keys.py against
+commit. tests/unit/plugins/module_utils/test_slurm_keys_source.py checks plugins/module_utils/slurm/keys.py against
 these files, so a renamed key or a changed type in the catalogue fails the unit tests. The tests read only the
 pinned JSON; this script is needed only to pin another release.
 

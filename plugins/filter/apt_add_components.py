@@ -90,7 +90,7 @@ _FQCN = "gpufleet.cluster.apt_add_components"
 
 def apt_add_components(files, suites, components, uris=None, exclude=None):
     """deb822 stanzas adding ``components`` to the archives serving ``suites``."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import (
         AptSourcesError,
         parse_files,
         plan_components,

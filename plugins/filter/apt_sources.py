@@ -91,7 +91,7 @@ def _strings(value, name, fqcn):
 
 def apt_sources(files, uri=None, exclude=None):
     """Entries of the host's APT source files (optionally: those naming one URI)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import (
         AptSourcesError,
         check_field,
         parse_files,

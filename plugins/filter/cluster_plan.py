@@ -88,7 +88,7 @@ _FQCN = "gpufleet.cluster.cluster_plan"
 
 def cluster_plan(inputs, layout, as_built=None):
     """Filter entry point: check the argument types, plan Lustre, NCCL and hostlists, render every file."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import (
         ClusterPlanError,
         build_plan,
         plain,

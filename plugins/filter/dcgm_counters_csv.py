@@ -93,7 +93,7 @@ _FQCN = "gpufleet.cluster.dcgm_counters_csv"
 
 def dcgm_counters_csv(metrics, extra=None, metrics_name="metrics", extra_name="extra"):
     """The counters CSV of `metrics` + `extra`, every entry checked."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.dcgm_counters import DcgmCountersError, counters_csv
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.dcgm_counters import DcgmCountersError, counters_csv
     extra = [] if extra is None else extra
     for what, value in (("input", metrics), ("extra", extra)):
         if not isinstance(value, list):

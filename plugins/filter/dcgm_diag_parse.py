@@ -49,8 +49,8 @@ _FQCN = "gpufleet.cluster.dcgm_diag_parse"
 
 def dcgm_diag_parse(text, node=None):
     """Parsed and judged dcgmi diag output."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_dcgm import dcgm_verdict
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.dcgm import dcgm_verdict
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
     if not isinstance(text, str):
         raise AnsibleFilterError("%s: input must be the dcgmi diag output text, got %s" % (_FQCN, type(text).__name__))
     if node is not None and not isinstance(node, str):

@@ -55,7 +55,7 @@ _FQCN = "gpufleet.cluster.dpkg_installed"
 
 def dpkg_installed(output):
     """Package -> version for the packages dpkg-query reports as installed."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.dpkg_status import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import (
         DpkgStatusError,
         installed_versions,
     )

@@ -63,10 +63,10 @@ _FQCN = "gpufleet.cluster.fio_parse"
 
 def fio_parse(data, expect=None, nodes=None, direction="read", check=None):
     """Parsed fio JSON (+ check with expect)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_checks import fio_check
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_fio import DIRECTIONS, parse_fio
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.checks import fio_check
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.fio import DIRECTIONS, parse_fio
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
     if not isinstance(data, (str, dict)):
         raise AnsibleFilterError("%s: input must be fio's JSON output (text or dict), got %s" % (_FQCN, type(data).__name__))
     if direction not in DIRECTIONS:

@@ -56,7 +56,7 @@ _FQCN = "gpufleet.cluster.hostlist_compress"
 
 def hostlist_compress(names):
     """Compress host names into a sorted, deduplicated Slurm hostlist expression."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import HostlistError, compress_hostlist
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import HostlistError, compress_hostlist
     if not isinstance(names, (str, list, tuple)):
         raise AnsibleFilterError(
             "%s: input must be a list of host names, got %s %r" % (_FQCN, type(names).__name__, names)

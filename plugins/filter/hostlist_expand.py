@@ -69,7 +69,7 @@ _FQCN = "gpufleet.cluster.hostlist_expand"
 
 def hostlist_expand(hostlist, sort=False):
     """Expand a Slurm hostlist expression (or a list of them) into host names."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import (
         HostlistError,
         expand_hostlist,
         sort_hosts,

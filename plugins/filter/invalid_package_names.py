@@ -61,7 +61,7 @@ _FQCN = "gpufleet.cluster.invalid_package_names"
 
 def invalid_package_names(names):
     """The entries of ``names`` that are not Debian package names (input_rules' ``package`` kind)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import InputRuleError, invalid_entries
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import InputRuleError, invalid_entries
     try:
         return invalid_entries("package", names, what="package names")
     except InputRuleError as exc:

@@ -99,8 +99,8 @@ _FQCN = "gpufleet.cluster.lustre_client_layouts"
 
 def lustre_client_layouts(directories, mountpoint=None, ost_count=None, ost_bw_gbs=None, mount_paths=None):
     """Layouts of the listed directories as lfs_stripe arguments."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_layouts import directory_layouts
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.layouts import directory_layouts
     if not isinstance(directories, (list, tuple)):
         raise AnsibleFilterError("%s: the input must be a list of directories, got %s" % (_FQCN, type(directories).__name__))
     if not isinstance(mountpoint, str) or not mountpoint.startswith("/"):

@@ -94,8 +94,8 @@ _FQCN = "gpufleet.cluster.lustre_client_lnet"
 
 def lustre_client_lnet(networks, o2ib_tunables=None, lnet_options=None, observed=None):
     """Checked LNet networks, lnet.conf data and modprobe lines."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_lnet import lnet_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.lnet import lnet_plan
     if not isinstance(networks, (list, tuple)):
         raise AnsibleFilterError("%s: the input must be a list of {net, interfaces}, got %s" % (_FQCN, type(networks).__name__))
     if observed is not None and not isinstance(observed, dict):

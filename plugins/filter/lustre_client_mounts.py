@@ -88,8 +88,8 @@ _FQCN = "gpufleet.cluster.lustre_client_mounts"
 
 def lustre_client_mounts(mounts, nets=None, flock="flock"):
     """Checked mounts with their systemd unit names, sources and options."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mounts import mount_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.mounts import mount_plan
     if not isinstance(mounts, (list, tuple)):
         raise AnsibleFilterError("%s: the input must be a list of mounts, got %s" % (_FQCN, type(mounts).__name__))
     if nets is not None and not isinstance(nets, (list, tuple)):

@@ -73,8 +73,8 @@ _FQCN = "gpufleet.cluster.lustre_client_tuning"
 
 def lustre_client_tuning(settings, page_size=4096, memtotal_mb=None, extra=None):
     """Checked lctl set_param arguments for the client settings."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_checks import LustreClientError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_tuning import tuning_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.tuning import tuning_plan
     if not isinstance(settings, dict):
         raise AnsibleFilterError("%s: the input must be a dict of the four settings, got %s" % (_FQCN, type(settings).__name__))
     try:

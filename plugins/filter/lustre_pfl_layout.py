@@ -94,7 +94,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (
     DEFAULT_STRIPE_SIZE,
     MIB,
     StripingError,

@@ -85,7 +85,7 @@ _FQCN = "gpufleet.cluster.lustre_stripe_count"
 def lustre_stripe_count(size_bytes, ost_avail_kib=None, lfs_df=None, mount=None, cap=100,
                         min_free_kib=262144, max_free_kib=None, round_up=False):
     """Stripe count of lfs_migrate --auto-stripe for a file of size_bytes."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (
         StripingError,
         ost_avail_kib as _ost_avail_from_entries,
         parse_lfs_df,

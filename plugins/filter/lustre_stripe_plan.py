@@ -104,7 +104,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (
     StripingError,
     stripe_plan,
     DEFAULT_STRIPE_SIZE,

@@ -87,7 +87,7 @@ _FQCN = "gpufleet.cluster.nccl_conf_merge"
 
 def nccl_conf_merge(own, roce_text=None, roce_source="/etc/gpufleet/nccl-roce.conf", nccl_version=None, fabric=None):
     """The merged /etc/nccl.conf settings; refuses bad keys, bad values and conflicts."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_conf import NcclConfError, merge_settings
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.conf import NcclConfError, merge_settings
     if not isinstance(own, (list, tuple)):
         raise AnsibleFilterError("%s: input must be a list of {key, value, source}, got %s %r"
                                  % (_FQCN, type(own).__name__, own))

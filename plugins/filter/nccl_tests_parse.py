@@ -63,10 +63,10 @@ _FQCN = "gpufleet.cluster.nccl_tests_parse"
 
 def nccl_tests_parse(text, expect=None, nodes=None, check="nccl_all_reduce"):
     """Parsed nccl-tests output (+ check with expect)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_checks import nccl_check
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_nccl import parse_nccl_tests
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.checks import nccl_check
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.nccl import parse_nccl_tests
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
     if not isinstance(text, str):
         raise AnsibleFilterError("%s: input must be the nccl-tests output text, got %s" % (_FQCN, type(text).__name__))
     if nodes is not None and (not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes)):

@@ -87,7 +87,7 @@ _FQCN = "gpufleet.cluster.nccl_topology_xml"
 
 def nccl_topology_xml(layout):
     """Render a node layout as NCCL topology XML."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, render_xml
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import NcclTopologyError, render_xml
     if not isinstance(layout, dict):
         raise AnsibleFilterError(
             "%s: input must be a layout mapping {cpus: [...]}, got %s %r" % (_FQCN, type(layout).__name__, layout)

@@ -60,7 +60,7 @@ _FQCN = "gpufleet.cluster.nvidia_driver_reboot_reasons"
 def nvidia_driver_reboot_reasons(running, installed, nouveau_loaded=False,
                                  blacklist_path="/etc/modprobe.d/gpufleet-blacklist-nouveau.conf"):
     """Reasons to reboot, from the running module and the installed libraries."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.nvidia_driver_state import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.driver_state import (
         DriverStateError,
         reboot_reasons,
         upstream_version,

@@ -69,10 +69,10 @@ _FQCN = "gpufleet.cluster.nvidia_smi_parse"
 
 def nvidia_smi_parse(text, format="q", node=None, expect=None, expected_count=None):
     """Parsed nvidia-smi output (+ GPU checks for -q)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_gpu import gpu_checks
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_smi import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.gpu import gpu_checks
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.smi import (
         parse_nvidia_smi_q,
         parse_query_gpu_csv,
     )

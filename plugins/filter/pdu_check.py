@@ -96,7 +96,7 @@ _FQCN = "gpufleet.cluster.pdu_check"
 
 def pdu_check(data, assignment=None):
     """Filter entry point: validate the input types and turn input errors into AnsibleFilterError."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.power import PowerLayoutError, check_assignment
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import PowerLayoutError, check_assignment
     if not isinstance(data, Mapping):
         raise AnsibleFilterError("%s: input must be a dict with 'nodes' and 'pdus', got %s" % (_FQCN, type(data).__name__))
     if assignment is not None and not isinstance(assignment, (list, Mapping)):

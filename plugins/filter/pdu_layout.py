@@ -124,7 +124,7 @@ _FQCN = "gpufleet.cluster.pdu_layout"
 
 def pdu_layout(data):
     """Filter entry point: validate the input type and turn layout errors into AnsibleFilterError."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import PowerLayoutError, plan_layout
     if not isinstance(data, Mapping):
         raise AnsibleFilterError("%s: input must be a dict with 'nodes' and 'pdus', got %s" % (_FQCN, type(data).__name__))
     try:

@@ -59,10 +59,10 @@ _FQCN = "gpufleet.cluster.perftest_parse"
 
 def perftest_parse(text, expect=None, nodes=None, check=None):
     """Parsed perftest output (+ check with expect)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_checks import perftest_check
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_parse import ValidateParseError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_perftest import parse_perftest
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.checks import perftest_check
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.perftest import parse_perftest
     if not isinstance(text, str):
         raise AnsibleFilterError("%s: input must be the perftest output text, got %s" % (_FQCN, type(text).__name__))
     if nodes is not None and (not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes)):

@@ -132,7 +132,7 @@ _FQCN = "gpufleet.cluster.pfc_headroom"
 def pfc_headroom(ports, cell_bytes=None, mtu=None, lossless_mtu=None, ns_per_m=None, phy_delay_ns=None,
                  peer_response_bits=None, wire_overhead_bytes=None, small_packet_percent=None, xon_bytes=None):
     """Per-port PFC headroom; a dict for a dict input, a list for a list input."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.pfc_headroom import HeadroomError, port_headroom
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.pfc_headroom import HeadroomError, port_headroom
     single = isinstance(ports, dict)
     if not single and (isinstance(ports, (str, bytes)) or not isinstance(ports, (list, tuple))):
         raise AnsibleFilterError("%s: input must be a port dict or a list of port dicts, got %s"

@@ -70,7 +70,7 @@ _FQCN = "gpufleet.cluster.rack_power_fit"
 
 
 def rack_power_fit(data):
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.power_fit import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.fit import (
         PowerFitError,
         rack_power_fit as _fit,
     )

@@ -57,7 +57,7 @@ _FQCN = "gpufleet.cluster.rdma_stack_conflicts"
 
 def rdma_stack_conflicts(installed, stack):
     """Installed stacks other than the wanted one."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, stack_conflicts
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, stack_conflicts
     if not isinstance(installed, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                      for k, v in installed.items()):
         raise AnsibleFilterError("%s: input must be a dict of package name to version (dpkg_installed's result), "

@@ -54,8 +54,8 @@ _FQCN = "gpufleet.cluster.rdma_stack_ipoib"
 
 def rdma_stack_ipoib(interfaces, prefix="60-gpufleet-rdma"):
     """IPoIB interfaces checked and rendered as networkd files."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import plain_name
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, ipoib_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import plain_name
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, ipoib_plan
     if not isinstance(interfaces, (list, tuple)):
         raise AnsibleFilterError("%s: input must be a list of interfaces, got %s" % (_FQCN, type(interfaces).__name__))
     try:

@@ -62,7 +62,7 @@ _FQCN = "gpufleet.cluster.rdma_stack_memlock"
 
 def rdma_stack_memlock(files, systemd, minimum):
     """Effective memlock limits against a minimum."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, memlock_check
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, memlock_check
     if not isinstance(files, (list, tuple)) or not all(
             isinstance(f, Mapping) and isinstance(f.get("path"), str) and isinstance(f.get("content", ""), str)
             for f in files):

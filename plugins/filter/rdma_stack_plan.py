@@ -57,7 +57,7 @@ _FQCN = "gpufleet.cluster.rdma_stack_plan"
 
 def rdma_stack_plan(settings):
     """Packages and repository for the chosen stack."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, stack_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, stack_plan
     if not isinstance(settings, Mapping):
         raise AnsibleFilterError("%s: input must be a dict of settings, got %s" % (_FQCN, type(settings).__name__))
     try:

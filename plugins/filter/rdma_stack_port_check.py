@@ -58,7 +58,7 @@ _FQCN = "gpufleet.cluster.rdma_stack_port_check"
 
 def rdma_stack_port_check(ports, expected, expect_devices=True):
     """Expected ports against the ones found."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_stack import RdmaStackError, port_check
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, port_check
     if not isinstance(ports, (list, tuple)) or not all(isinstance(p, Mapping) for p in ports):
         raise AnsibleFilterError("%s: input must be rdma_info's ports (a list of dicts), got %r" % (_FQCN, ports))
     if not isinstance(expect_devices, bool):

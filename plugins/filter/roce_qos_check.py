@@ -82,7 +82,7 @@ _FQCN = "gpufleet.cluster.roce_qos_check"
 
 def roce_qos_check(description, host=None, headroom=None, platform=None):
     """Validate the lossless class (and the host side); return it with its maps."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_qos import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.qos import (
         PLATFORMS,
         RoceQosError,
         check_platform,

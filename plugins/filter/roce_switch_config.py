@@ -98,12 +98,12 @@ _FQCN = "gpufleet.cluster.roce_switch_config"
 
 def roce_switch_config(description, platform="sonic", host=None, headroom=None):
     """Validate the lossless class and render it for ``platform``."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_qos import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.qos import (
         PLATFORMS,
         RoceQosError,
         parse_lossless_class,
     )
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_render import render
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.render import render
     if not isinstance(description, dict):
         raise AnsibleFilterError("%s: input must be a mapping describing the lossless class, got %s"
                                  % (_FQCN, type(description).__name__))

@@ -156,14 +156,14 @@ _FQCN = "gpufleet.cluster.slurm_conf_check"
 
 def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None):
     """Validate and translate Slurm settings; return settings, translations, warnings and lines."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
         CONF_FILES,
         SlurmConfError,
         cgroup_conf,
         check_settings,
         render_conf_lines,
     )
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf_values import check_values
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.values import check_values
     if not isinstance(settings, dict):
         raise AnsibleFilterError("%s: input must be a mapping of Slurm keys, got %s" % (_FQCN, type(settings).__name__))
     if conf not in CONF_FILES:

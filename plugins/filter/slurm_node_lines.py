@@ -76,7 +76,7 @@ _FQCN = "gpufleet.cluster.slurm_node_lines"
 
 def slurm_node_lines(nodes, partitions=None, version="22.05"):
     """NodeName (and PartitionName) lines for slurm.conf."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
         SlurmConfError,
         node_lines,
         partition_lines,

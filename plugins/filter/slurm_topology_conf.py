@@ -67,8 +67,8 @@ _FQCN = "gpufleet.cluster.slurm_topology_conf"
 
 def slurm_topology_conf(fabric, version="22.05", nodes=None):
     """topology.conf lines for a tree or block fabric."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_conf import SlurmConfError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_topology import topology_conf_lines
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.topology import topology_conf_lines
     if not isinstance(fabric, dict):
         raise AnsibleFilterError("%s: input must be a fabric mapping with kind tree or block, got %s"
                                  % (_FQCN, type(fabric).__name__))

@@ -102,7 +102,7 @@ _OPTIONS = {
 
 def validate_expect(kind, hardware=None, **options):
     """The expectation of one check kind."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_expect import ExpectationError, expect
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError, expect
     if not isinstance(kind, str) or kind not in _OPTIONS:
         raise AnsibleFilterError("%s: input must be one of %s, got %r" % (_FQCN, ", ".join(_OPTIONS), kind))
     if not isinstance(hardware, dict):

@@ -62,7 +62,7 @@ _FQCN = "gpufleet.cluster.validate_report"
 
 def validate_report(results, cluster=None, generated=None, title=None):
     """{json, html, failed, drain, report} of the check results."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate_report import ReportError, report
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.report import ReportError, report
     if not isinstance(results, list):
         raise AnsibleFilterError("%s: input must be a list of check results, got %s" % (_FQCN, type(results).__name__))
     for name, value in (("cluster", cluster), ("generated", generated), ("title", title)):

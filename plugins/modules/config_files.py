@@ -118,7 +118,7 @@ from typing import Any, Dict, List, Optional
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
-from ansible_collections.gpufleet.cluster.plugins.module_utils.file_rules import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules import (
     FileRuleError,
     absolute_path,
     account,

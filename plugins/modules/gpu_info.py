@@ -224,11 +224,11 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
     GpuSettingsError, list_gpus, nvml_session, select_gpus,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml_facts import read_gpu, read_system
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml_state import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.facts import read_gpu, read_system
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.clock_record import (
     empty_state, load_locked_state, locked_view, read_boot_id,
 )
 

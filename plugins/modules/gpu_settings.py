@@ -147,14 +147,14 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
     GpuSettingsError, list_gpus, nvml_session, select_gpus,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml_settings import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.settings import (
     SETTINGS_ORDER, GpuApplyError, apply_changes, parse_desired, persistence_warnings, plan_all, read_state,
     watts_number,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml_state import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.clock_record import (
     empty_state, load_locked_state, locked_record, read_boot_id, record_applied, save_locked_state,
 )
 

@@ -159,8 +159,8 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import CONTROL_RE
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import CONTROL_RE
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout import (
     LayoutError,
     LayoutParseError,
     delete_argv,

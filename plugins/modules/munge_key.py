@@ -106,12 +106,12 @@ import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpufleet.cluster.plugins.module_utils.file_rules import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules import (
     FileRuleError,
     absolute_path,
     account,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.munge_key import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.munge_key import (
     KEY_MAX_BYTES,
     KEY_MIN_BYTES,
     MungeKeyError,

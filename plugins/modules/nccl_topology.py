@@ -135,8 +135,8 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import NcclTopologyError, render_xml
-from ansible_collections.gpufleet.cluster.plugins.module_utils.pci_sysfs import build_layout
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import NcclTopologyError, render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.pci_sysfs import build_layout
 
 ARGUMENT_SPEC = dict(
     dest=dict(type="path"),

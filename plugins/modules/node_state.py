@@ -148,9 +148,9 @@ from typing import Any, Dict, List
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
-from ansible_collections.gpufleet.cluster.plugins.module_utils.dpkg_status import DpkgStatusError, installed_versions
-from ansible_collections.gpufleet.cluster.plugins.module_utils.file_rules import FileRuleError, absolute_path
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import DpkgStatusError, installed_versions
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules import FileRuleError, absolute_path
 
 ARGUMENT_SPEC = {
     "packages": {"type": "list", "elements": "str", "default": []},

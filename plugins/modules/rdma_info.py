@@ -151,10 +151,10 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_parse import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.parse import (
     PARSERS, RdmaParseError, Reading, merge, summarise,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_sysfs import read_sysfs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.sysfs import read_sysfs
 
 SOURCES = ["auto", "sysfs", "ibstat", "ibstatus", "ibv_devinfo", "rdma", "ibdev2netdev"]
 COMMANDS = {"ibstat": ["ibstat"], "ibstatus": ["ibstatus"], "ibv_devinfo": ["ibv_devinfo"],

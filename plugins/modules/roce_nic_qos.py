@@ -184,15 +184,15 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_nic import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic import (
     Change, QosState, RoceNicError, boot_commands, command_line, dcb_argv, default_dscp2prio, desired_state,
     mlnx_qos_argv, nccl_environment, qos_changes,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.roce_nic_parse import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic_parse import (
     dcb_state, parse_dcb_ets, parse_mlnx_qos,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils import roce_nic_sysfs as nic_sysfs
-from ansible_collections.gpufleet.cluster.plugins.module_utils import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce import nic_sysfs as nic_sysfs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
 
 ARGUMENT_SPEC = dict(
     devices=dict(type="list", elements="dict", required=True, options=dict(

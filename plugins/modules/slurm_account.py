@@ -277,7 +277,7 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_account import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.policy import (
     SlurmAccountError,
     command_failure,
     has_removals,

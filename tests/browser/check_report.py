@@ -36,7 +36,7 @@ from png import PngError, pixel_stats  # noqa: E402  (this folder's stdlib PNG r
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_REPORT = os.path.join(REPO, ".build", "plan", "h100-64", "report.html")
-# plugins/module_utils/plan_report.py SECTIONS, in page order.
+# plugins/module_utils/plan/report/page.py SECTIONS, in page order.
 SECTIONS = ("summary", "budget", "racks", "power", "as-built", "lustre", "nccl", "slurm", "hostlists")
 # The power budget parts (plan_report_budget.py): per rack a bar at full power and one as planned, each PSU load bar
 # with its rating, and the GPU cap paragraph (data-cap, the figure or "none").

@@ -85,9 +85,9 @@ def test_budget_check_names_what_is_missing():
 
 
 def _small_report():
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import build_plan, plan_inputs
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan_report import report_from_plan
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import plan_layout
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan, plan_inputs
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.page import report_from_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
 
     inventory = {
         "gpufleet_plan_node_types": [{"name": "t", "group": "g",

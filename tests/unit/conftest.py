@@ -11,10 +11,13 @@ _COLLECTIONS = os.path.join(_ROOT, "collections")
 if _COLLECTIONS not in sys.path:
     sys.path.insert(0, _COLLECTIONS)
 
-# Shared test helpers (nasty_input, fake_nvml, reference fixtures) are imported by plain name.
+# Shared test helpers (tests/unit/helpers: nasty_input, fake_nvml, reference fixtures, module_results, ...) are
+# imported by plain name; the test files themselves are imported by pytest's importlib mode (pytest.ini), so two
+# test files may share a name in different folders, as the modules they mirror do.
 _UNIT = os.path.dirname(os.path.abspath(__file__))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
+for _path in (os.path.join(_UNIT, "helpers"), _UNIT):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 # No test here is timed (docs/testing.md): hypothesis judges an example by what the test asserts, never by how long
 # it took. Its defaults are timings (a 200 ms deadline per example, the too_slow health check), which a loaded machine

@@ -18,11 +18,11 @@ import sys
 
 import pytest
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import lustre_plans, plan_inputs
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import compress_hostlist
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import render_xml
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power import check_assignment
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power_layout import PowerLayoutError, plan_layout
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import lustre_plans, plan_inputs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import compress_hostlist
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment
+from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import PowerLayoutError, plan_layout
 
 _UNIT = os.path.dirname(os.path.abspath(__file__))
 if _UNIT not in sys.path:

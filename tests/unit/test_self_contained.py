@@ -78,7 +78,7 @@ def test_no_file_reads_a_folder_beside_the_checkout():
             if OUTSIDE.search(line):
                 offenders.append("%s:%d: %s" % (rel, number, line.strip()[:120]))
     assert not offenders, ("these lines reach a data folder outside the repository; read the in-repo copy under "
-                           "tests/fixtures/reference (tests/unit/reference.py) instead:\n" + "\n".join(offenders))
+                           "tests/fixtures/reference (tests/unit/helpers/reference.py) instead:\n" + "\n".join(offenders))
 
 
 def test_every_recorded_file_is_listed_with_its_source():

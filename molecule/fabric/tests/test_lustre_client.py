@@ -19,9 +19,9 @@ testinfra_hosts = hosts("gpu_nodes")  # over SSH (tests/molecule/lab_host.py)
 
 # The collection's own escaping, to hold against the node's systemd-escape.
 sys.path.insert(0, os.path.join(_REPO, "collections"))
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_layouts import directory_layouts  # noqa: E402
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_client_mounts import systemd_escape_path  # noqa: E402
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout import (  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.layouts import directory_layouts  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.mounts import systemd_escape_path  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout import (  # noqa: E402
     desired_layout,
     differences,
     layout_text,

@@ -18,7 +18,7 @@ import pytest
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(_ROOT, "collections"))
-from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import parse_files  # noqa: E402
+from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import parse_files  # noqa: E402
 
 sys.path.insert(0, os.path.join(_ROOT, "tests", "molecule"))
 from fresh_node import recap, run_play  # noqa: E402  (shared by the scenarios)

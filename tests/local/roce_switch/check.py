@@ -29,7 +29,7 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "plugins", "module_utils"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "helpers"))
 from roce_readback import assert_lossless, read_eos, read_nvue, read_sonic  # noqa: E402
 from roce_sonic_schema import SONIC_SCHEMA  # noqa: E402
 

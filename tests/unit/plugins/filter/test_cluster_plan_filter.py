@@ -24,7 +24,7 @@ from ansible_collections.gpufleet.cluster.plugins.filter.cluster_plan import clu
 from ansible_collections.gpufleet.cluster.plugins.filter.cluster_plan_inputs import cluster_plan_inputs
 from ansible_collections.gpufleet.cluster.plugins.filter.pdu_check import pdu_check
 from ansible_collections.gpufleet.cluster.plugins.filter.pdu_layout import pdu_layout
-from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster_plan import to_json
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import to_json
 
 # Two 2300 W nodes in one rack, 2 PSUs each, PF 1.0: 5 A per PSU normally, 10 A after a feed loss; a 16 A breaker
 # may carry 12.8 A, so one PSU per breaker. No as-built cabling.

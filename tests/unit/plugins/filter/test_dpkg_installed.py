@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.filter.dpkg_installed import FilterModule, dpkg_installed
-from ansible_collections.gpufleet.cluster.plugins.module_utils.dpkg_status import installed_versions
+from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import installed_versions
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "dpkg")
 

@@ -21,9 +21,9 @@ from ansible_collections.gpufleet.cluster.plugins.filter.lustre_client_mounts im
 from ansible_collections.gpufleet.cluster.plugins.filter.lustre_client_tuning import lustre_client_tuning
 from ansible_collections.gpufleet.cluster.plugins.filter.lustre_pfl_layout import lustre_pfl_layout
 from ansible_collections.gpufleet.cluster.plugins.filter.roce_switch_config import roce_switch_config
-from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import CONTROL_RE
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_layout import parse_size
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import MAX_EXTENT_END
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import CONTROL_RE
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout import parse_size
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import MAX_EXTENT_END
 
 FAST = settings(max_examples=150, deadline=None)
 

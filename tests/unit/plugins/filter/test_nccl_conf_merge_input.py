@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.filter.nccl_conf_merge import nccl_conf_merge
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_conf import known_parameters
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_params import PARAMETERS, SOURCE_TAGS
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.conf import known_parameters
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.params import PARAMETERS, SOURCE_TAGS
 from nasty_input import hostile_numbers, hostile_text, near_valid
 
 _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))

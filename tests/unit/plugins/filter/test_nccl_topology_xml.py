@@ -14,7 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpufleet.cluster.plugins.filter import nccl_topology_xml as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.nccl_topology_xml import FilterModule, nccl_topology_xml
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl_topology import canonical_tree, layout_from_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import canonical_tree, layout_from_xml
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if _UNIT not in sys.path:

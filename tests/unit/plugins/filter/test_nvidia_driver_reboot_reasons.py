@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ansible_collections.gpufleet.cluster.plugins.filter.nvidia_driver_reboot_reasons import (
     FilterModule, nvidia_driver_reboot_reasons,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nvidia_driver_state import upstream_version
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.driver_state import upstream_version
 
 BLACKLIST = "/etc/modprobe.d/gpufleet-blacklist-nouveau.conf"
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The rdma_stack_* filters: thin faces over module_utils/rdma_stack.py; errors carry the filter's FQCN."""
+"""The rdma_stack_* filters: thin faces over module_utils/fabric/rdma/stack.py; errors carry the filter's FQCN."""
 from __future__ import annotations
 
 import pytest

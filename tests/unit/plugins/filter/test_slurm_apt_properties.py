@@ -24,10 +24,10 @@ from ansible_collections.gpufleet.cluster.plugins.filter.slurm_conf_check import
 from ansible_collections.gpufleet.cluster.plugins.filter.slurm_gres_lines import slurm_gres_lines
 from ansible_collections.gpufleet.cluster.plugins.filter.slurm_node_lines import slurm_node_lines
 from ansible_collections.gpufleet.cluster.plugins.filter.slurm_topology_conf import slurm_topology_conf
-from ansible_collections.gpufleet.cluster.plugins.module_utils.apt_sources import FIELD_RULES, parse_deb822
-from ansible_collections.gpufleet.cluster.plugins.module_utils.hostlist import expand_hostlist, host_sort_key
-from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import CONTROL_RE, is_valid
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm_topology import parse_topology_conf
+from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import FIELD_RULES, parse_deb822
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import expand_hostlist, host_sort_key
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import CONTROL_RE, is_valid
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.topology import parse_topology_conf
 
 FAST = settings(max_examples=200, deadline=None)
 _VALID_NAME = st.from_regex(r"[a-z][a-z0-9_.-]{0,8}[0-9]{0,2}", fullmatch=True)

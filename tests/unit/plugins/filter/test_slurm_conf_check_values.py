@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 from nasty_input import hostile_numbers, hostile_text, near_valid
 
 from ansible_collections.gpufleet.cluster.plugins.filter.slurm_conf_check import slurm_conf_check
-from ansible_collections.gpufleet.cluster.plugins.module_utils.input_rules import is_valid
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import is_valid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 FAST = settings(max_examples=200, deadline=None)

@@ -119,5 +119,5 @@ def test_documentation_matches_argument_spec():
     facts = set(returned["gpus"]["contains"])
     fake = fake_nvml.hgx_h100()
     fake.nvmlInit()
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml_facts import read_gpu
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.facts import read_gpu
     assert facts == set(read_gpu(fake, 0)) | {"locked_clocks"}    # every fact is documented, and only those

@@ -11,7 +11,7 @@ import pytest
 
 import fake_nvml
 from ansible_collections.gpufleet.cluster.plugins.modules import gpu_info, gpu_settings
-from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu_nvml import GpuSettingsError
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import GpuSettingsError
 
 
 def settings_params(tmp_path, **options):

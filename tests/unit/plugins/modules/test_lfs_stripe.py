@@ -11,7 +11,7 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre_striping import pfl_layout
+from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import pfl_layout
 from ansible_collections.gpufleet.cluster.plugins.modules import lfs_stripe as module
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

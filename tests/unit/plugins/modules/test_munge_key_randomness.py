@@ -12,7 +12,7 @@ import math
 import os
 import pwd
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils import munge_key as core
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import munge_key as core
 from ansible_collections.gpufleet.cluster.plugins.modules import munge_key as module
 
 ME = pwd.getpwuid(os.getuid()).pw_name

@@ -12,8 +12,8 @@ import sys
 import pytest
 import yaml
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_parse import merge, parse_ibstat
-from ansible_collections.gpufleet.cluster.plugins.module_utils.rdma_sysfs import read_sysfs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.parse import merge, parse_ibstat
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.sysfs import read_sysfs
 from ansible_collections.gpufleet.cluster.plugins.modules import rdma_info as module
 from ansible_collections.gpufleet.cluster.plugins.modules.rdma_info import ModuleFailure, _order, run_module
 

@@ -20,7 +20,7 @@ for _path in (_UNIT, os.path.join(_UNIT, "plugins", "module_utils")):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 from module_results import assert_options_match_spec  # noqa: E402  pylint: disable=wrong-import-position
-from test_roce_nic_tree import GIDS, ROCE_V2_IPV4_INDEX, connectx7, read  # noqa: E402  pylint: disable=wrong-import-position
+from fake_roce_nic import GIDS, ROCE_V2_IPV4_INDEX, connectx7, read  # noqa: E402  pylint: disable=wrong-import-position
 from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
 
 _ROCE = outputs("roce")

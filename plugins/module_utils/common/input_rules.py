@@ -1,0 +1,252 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The collection's input rules: what a name, path, key or value may hold before it reaches a file.
+
+Every renderer (filter or module that writes a config line, a unit, a command or a file name) takes
+user-supplied values through these checks. The rules are deliberately stricter than the tools that
+read the files: a value that could change the meaning of the line it lands in (a newline, the file's
+comment or separator character, a quote, a blank where words are split) is refused, never escaped.
+
+Conventions:
+
+* every pattern is applied with ``re.fullmatch``: ``$`` would let one trailing newline through;
+* control characters (C0, DEL, C1) are refused in every kind of text, free text included;
+* each check takes ``where`` (the field as the user wrote it, e.g. ``nodes[2].name``) and an
+  ``error`` class, so a caller raises its own module's exception (a ``ValueError`` subclass);
+* messages name the field, the value (``repr``) and what is allowed.
+
+``docs/input-rules.md`` describes each kind for users.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Type
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import describe as _describe, unknown_keys
+
+__all__ = [
+    "InputRuleError", "Rule", "RULES", "check", "is_valid", "invalid_entries", "free_text", "plain_name", "integer",
+    "number", "port", "boolean", "mapping", "require", "string_list", "CONTROL_RE",
+]
+
+
+class InputRuleError(ValueError):
+    """A value that breaks one of the collection's input rules."""
+
+
+#: C0 controls (newline, tab, NUL, ESC, ...), DEL and the C1 controls. Also the Unicode line and
+#: paragraph separators, which str.splitlines() (and so some readers) treat as line breaks.
+CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u0085]")
+
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4 = r"%s(?:\.%s){3}" % (_OCTET, _OCTET)
+_COMPONENT = r"(?!\.{1,2}(?:/|\Z))[A-Za-z0-9_.+-]+"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One kind of value: its pattern (applied with fullmatch), what is allowed, and why."""
+
+    kind: str
+    pattern: "re.Pattern[str]"
+    allowed: str
+    why: str
+    max_length: int = 255
+
+
+def _rule(kind: str, pattern: str, allowed: str, why: str, max_length: int = 255) -> Rule:
+    return Rule(kind, re.compile(pattern), allowed, why, max_length)
+
+
+RULES = {rule.kind: rule for rule in (
+    _rule("slurm_name", r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}",
+          "a letter or digit, then up to 63 letters, digits, '.', '_' or '-'",
+          "node, partition, account and QOS names are split on blanks, ',' and '=' in slurm.conf and "
+          "on '#' as a comment; brackets would be read as a hostlist", 64),
+    _rule("hostname", r"(?=.{1,253}\Z)%s(?:\.%s)*" % (_LABEL, _LABEL),
+          "DNS labels of letters, digits and '-' (not at either end), joined by '.', 253 characters at most",
+          "host names go into /etc/hosts, slurm.conf and unit files, which split on blanks and '#'", 253),
+    _rule("device_path", r"/dev(?:/%s)+" % _COMPONENT,
+          "an absolute path under /dev of letters, digits, '_', '.', '+' and '-' (no '.' or '..' parts)",
+          "gres.conf File= takes a path and an optional hostlist range; ',' '#' '=' or blanks would start "
+          "another field or a comment", 255),
+    _rule("ipv4", _IPV4, "a dotted-quad IPv4 address such as 10.0.0.1",
+          "addresses go into NIDs, /etc/hosts and unit files", 15),
+    _rule("nid", r"%s@(?:o2ib|tcp)[0-9]{0,4}" % _IPV4,
+          "an LNet NID: IPv4 address '@' network (o2ib, o2ib1, tcp, tcp0 ...)",
+          "a NID is part of a mount source (What=) and of lnet.conf", 32),
+    _rule("ifname", r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}",
+          "a Linux interface name: 1 to 15 letters, digits, '_', '.' or '-', starting with a letter or digit",
+          "the kernel refuses names over 15 characters and with '/', ':' or blanks; lnet.conf, "
+          "ko2iblnd options and NCCL_SOCKET_IFNAME split on ',' and ':'", 15),
+    _rule("mount_path", r"/|(?:/%s)+" % _COMPONENT,
+          "an absolute path of letters, digits, '_', '.', '+' and '-' with no trailing '/', blank, "
+          "'.' or '..' part",
+          "systemd derives the mount unit's name from Where= and refuses a unit whose name does not "
+          "match it; a blank or escape would make the two differ", 255),
+    _rule("lustre_path", r"%s(?:/%s)*" % (_COMPONENT, _COMPONENT),
+          "a relative path (below the mount) of letters, digits, '_', '.', '+' and '-' with no '.' or '..' part",
+          "a directory's path becomes an argument of lfs setstripe and a key of the plan", 255),
+    _rule("config_key", r"[A-Za-z][A-Za-z0-9_]{0,127}",
+          "a letter, then letters, digits and '_'",
+          "a key is the left side of KEY=VALUE; '=', blanks or '#' would split it", 128),
+    _rule("plain_name", r"(?!\.{1,2}\Z)[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}",
+          "a plain file name: letters, digits, '_', '.', '+' and '-', not starting with '.' or '-', "
+          "no '/'",
+          "the value is used as a file name; '/' or '..' would write outside the directory meant for it", 128),
+    _rule("word", r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}",
+          "a word of letters, digits, '_', '.', '+' and '-', starting with a letter or digit",
+          "the value lands in a line that is split on blanks, ',' and '='; '#' would start a comment", 128),
+    # Debian policy 5.6.1: at least two characters; 128 at most is this collection's bound.
+    _rule("package", r"[a-z0-9][a-z0-9+.-]{1,127}",
+          "a Debian package name: 2 to 128 lower-case letters, digits, '+', '-' and '.', starting with a letter "
+          "or digit (no version, option, pattern or blank)",
+          "package names go to dpkg-query's and apt's argv; a leading '-' would be read as an option, '=' as a "
+          "version, '*' or '?' as a pattern and '/' as a release", 128),
+)}
+
+
+def _fail(error: Type[Exception], where: str, value: Any, allowed: str) -> None:
+    raise error("%s: %s is not allowed; expected %s" % (where, _describe(value), allowed))
+
+
+def _string(where: str, value: Any, error: Type[Exception], what: str) -> str:
+    if not isinstance(value, str):
+        raise error("%s must be a string (%s), got %s of type %s"
+                    % (where, what, _describe(value), type(value).__name__))
+    return value
+
+
+def check(kind: str, where: str, value: Any, error: Type[Exception] = InputRuleError) -> str:
+    """Return ``value`` when it is a valid ``kind`` (a key of RULES); raise ``error`` otherwise."""
+    rule = RULES[kind]
+    text = _string(where, value, error, rule.allowed)
+    if CONTROL_RE.search(text):
+        _fail(error, where, value, "%s (control characters such as a newline are never allowed)" % rule.allowed)
+    if len(text) > rule.max_length or rule.pattern.fullmatch(text) is None:
+        _fail(error, where, value, rule.allowed)
+    return text
+
+
+def is_valid(kind: str, value: Any) -> bool:
+    """True when ``value`` passes ``check(kind, ...)``."""
+    try:
+        check(kind, "value", value)
+    except InputRuleError:
+        return False
+    return True
+
+
+def invalid_entries(kind: str, values: Any, what: str = "values", error: Type[Exception] = InputRuleError) -> List[Any]:
+    """The entries of the list ``values`` that are not valid ``kind`` values, as given and in order (non-strings
+    included): what a role's preflight names when it refuses a list. Anything but a list or tuple is refused,
+    ``what`` naming what it should hold."""
+    if not isinstance(values, (list, tuple)):
+        raise error("input must be a list of %s, got %s of type %s" % (what, _describe(values), type(values).__name__))
+    return [value for value in values if not is_valid(kind, value)]
+
+
+def plain_name(where: str, value: Any, error: Type[Exception] = InputRuleError) -> str:
+    """A value used as a file name: no path separator, no '.' or '..'."""
+    return check("plain_name", where, value, error)
+
+
+def free_text(where: str, value: Any, error: Type[Exception] = InputRuleError, *, forbid: str = "",
+              max_length: int = 1024, allow_empty: bool = False) -> str:
+    """Printable text with no control character and none of ``forbid`` (the target file's own
+    comment, separator or quoting characters where they would change the line's meaning)."""
+    text = _string(where, value, error, "text")
+    allowed = "printable text of at most %d characters with no control character%s" % (
+        max_length, "" if not forbid else " and none of %s" % " ".join(repr(c) for c in forbid))
+    if CONTROL_RE.search(text) or any(c in text for c in forbid) or len(text) > max_length:
+        _fail(error, where, value, allowed)
+    if not allow_empty and not text.strip():
+        _fail(error, where, value, "non-empty text")
+    return text
+
+
+def integer(where: str, value: Any, error: Type[Exception] = InputRuleError, *,
+            minimum: Optional[int] = None, maximum: Optional[int] = None) -> int:
+    """A whole number (not a bool, not a string, not a float) within [minimum, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise error("%s must be a whole number, got %s of type %s" % (where, _describe(value), type(value).__name__))
+    _in_range(where, value, error, minimum, maximum)
+    return value
+
+
+def number(where: str, value: Any, error: Type[Exception] = InputRuleError, *,
+           minimum: Optional[float] = None, maximum: Optional[float] = None,
+           exclusive_minimum: bool = False) -> float:
+    """A finite int or float (not a bool, not a string, not NaN or infinity) within the bounds.
+    With ``exclusive_minimum`` the value must be strictly above ``minimum`` (for example > 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise error("%s must be a number, got %s of type %s" % (where, _describe(value), type(value).__name__))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise error("%s must be a finite number, got %r" % (where, value))
+    if exclusive_minimum and minimum is not None and not value > minimum:
+        raise error("%s=%r must be above %r" % (where, value, minimum))
+    _in_range(where, value, error, None if exclusive_minimum else minimum, maximum)
+    return value
+
+
+def _in_range(where: str, value: float, error: Type[Exception], minimum: Optional[float],
+              maximum: Optional[float]) -> None:
+    if minimum is not None and value < minimum:
+        raise error("%s=%r is below the minimum of %r" % (where, value, minimum))
+    if maximum is not None and value > maximum:
+        raise error("%s=%r is above the maximum of %r" % (where, value, maximum))
+
+
+def port(where: str, value: Any, error: Type[Exception] = InputRuleError) -> int:
+    """A TCP/UDP port number, 1-65535."""
+    return integer(where, value, error, minimum=1, maximum=65535)
+
+
+def boolean(where: str, value: Any, error: Type[Exception] = InputRuleError) -> bool:
+    """A real bool (YAML true/false), not the string 'yes' or the number 1."""
+    if not isinstance(value, bool):
+        raise error("%s must be true or false, got %s of type %s" % (where, _describe(value), type(value).__name__))
+    return value
+
+
+def mapping(where: str, value: Any, error: Type[Exception] = InputRuleError, *,
+            required: Iterable[str] = (), optional: Optional[Iterable[str]] = None) -> Mapping[str, Any]:
+    """A dict with every ``required`` key; with ``optional`` given, no key outside required + optional."""
+    if not isinstance(value, Mapping):
+        raise error("%s must be a mapping, got %s of type %s" % (where, _describe(value), type(value).__name__))
+    required = tuple(required)
+    missing = [key for key in required if key not in value]
+    if missing:
+        raise error("%s is missing %s (it has: %s)" % (
+            where, ", ".join(repr(k) for k in missing), ", ".join(sorted(str(k) for k in value)) or "nothing"))
+    if optional is not None:
+        unknown_keys(where, value, set(required) | set(optional), error)
+    return value
+
+
+def require(where: str, value: Mapping[str, Any], key: str, error: Type[Exception] = InputRuleError) -> Any:
+    """``value[key]``, or a clear error naming the field when it is missing."""
+    mapping(where, value, error, required=(key,))
+    return value[key]
+
+
+def string_list(where: str, value: Any, kind: str, error: Type[Exception] = InputRuleError, *,
+                allow_empty: bool = False, unique: bool = True) -> Sequence[str]:
+    """A list of ``kind`` values (see RULES), optionally non-empty and without repeats."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise error("%s must be a list, got %s of type %s" % (where, _describe(value), type(value).__name__))
+    if not value and not allow_empty:
+        raise error("%s must not be empty" % where)
+    items = [check(kind, "%s[%d]" % (where, index), item, error) for index, item in enumerate(value)]
+    if unique:
+        seen = set()
+        for index, item in enumerate(items):
+            if item in seen:
+                raise error("%s[%d]: %r is listed twice" % (where, index, item))
+            seen.add(item)
+    return items

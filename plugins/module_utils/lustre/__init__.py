@@ -1,0 +1,9 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Lustre: stripe counts and progressive file layouts (PFL) computed from file sizes, and the parser of
+`lfs getstripe` output.
+
+Private to the gpufleet.cluster collection: not a public API, and it may change in any release.
+"""

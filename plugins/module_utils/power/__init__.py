@@ -1,0 +1,9 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Rack power: the PDU model and its electrical helpers, the breaker layout planner, the independent
+failure-scenario check of a PSU -> circuit assignment, and rack power budgets.
+
+Private to the gpufleet.cluster collection: not a public API, and it may change in any release.
+"""

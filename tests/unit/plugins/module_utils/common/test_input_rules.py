@@ -1,0 +1,159 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The collection's input rules (module_utils/common/input_rules.py)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules as rules
+from nasty_input import HOSTILE, hostile_text
+
+
+class OwnError(ValueError):
+    pass
+
+
+@pytest.mark.parametrize("kind, value", [
+    ("slurm_name", "gpu01"), ("slurm_name", "batch"), ("slurm_name", "a.b_c-d"),
+    ("hostname", "gpu01"), ("hostname", "head.cluster.example"), ("hostname", "n-1"),
+    ("device_path", "/dev/nvidia"), ("device_path", "/dev/infiniband/uverbs"),
+    ("ipv4", "10.0.0.1"), ("ipv4", "255.255.255.255"),
+    ("nid", "10.0.0.1@o2ib"), ("nid", "192.168.1.2@tcp0"), ("nid", "10.1.2.3@o2ib12"),
+    ("ifname", "ib0"), ("ifname", "eth0.100"), ("ifname", "enp65s0f0np0"),
+    ("mount_path", "/"), ("mount_path", "/mnt/lustre"), ("mount_path", "/lustre/training"),
+    ("lustre_path", "datasets"), ("lustre_path", "checkpoints/run-1"),
+    ("config_key", "SlurmctldPort"), ("config_key", "NCCL_IB_HCA"),
+    ("plain_name", "hgx-h100"), ("plain_name", "power.json"), ("word", "h100"),
+])
+def test_valid_values_pass(kind, value):
+    assert rules.check(kind, "field", value) == value
+    assert rules.is_valid(kind, value)
+
+
+@pytest.mark.parametrize("kind, value", [
+    ("slurm_name", "batch\n"), ("slurm_name", "n1 NodeAddr=10.0.0.9"), ("slurm_name", "n#1"),
+    ("slurm_name", "n[1-2]"), ("slurm_name", ""), ("slurm_name", "a" * 65), ("slurm_name", "-x"),
+    ("hostname", "gpu01\n"), ("hostname", "gpu_01"), ("hostname", "-gpu"), ("hostname", "gpu-"),
+    ("hostname", "a..b"), ("hostname", ""),
+    ("device_path", "/dev/nvidia#"), ("device_path", "/dev/nvidia,Cores=1"), ("device_path", "None"),
+    ("device_path", "/dev/../etc/passwd"), ("device_path", "/dev/"), ("device_path", "/dev/nvidia\n"),
+    ("ipv4", "256.0.0.1"), ("ipv4", "10.0.0"), ("ipv4", "10.0.0.1\n"), ("ipv4", "010.0.0.1"),
+    ("nid", "10.0.0.1@o2ib\n"), ("nid", "10.0.0.1@gni"), ("nid", "10.0.0.1"), ("nid", "host@tcp"),
+    ("ifname", "ib0\n"), ("ifname", "a" * 16), ("ifname", "ib0:1"), ("ifname", "ib 0"), ("ifname", "ib/0"),
+    ("mount_path", "/mnt/lustre "), ("mount_path", "mnt"), ("mount_path", "/mnt/"), ("mount_path", "/mnt/../etc"),
+    ("mount_path", "/mnt//x"), ("mount_path", "/mnt/\u00e9"),
+    ("lustre_path", "../../../etc/cron.d/x"), ("lustre_path", "/abs"), ("lustre_path", "a/./b"), ("lustre_path", "a b"),
+    ("config_key", "NCCL_IB_HCA\n"), ("config_key", "A=B"), ("config_key", "1A"),
+    ("plain_name", "../x"), ("plain_name", ".."), ("plain_name", "a/b"), ("plain_name", ".hidden"),
+    ("plain_name", "-rf"), ("word", "h100\n"), ("word", "a b"),
+])
+def test_invalid_values_are_refused_with_the_field_and_value(kind, value):
+    with pytest.raises(OwnError) as err:
+        rules.check(kind, "nodes[2].name", value, OwnError)
+    assert "nodes[2].name" in str(err.value)
+    assert repr(value)[:40] in str(err.value)
+    assert not rules.is_valid(kind, value)
+
+
+@pytest.mark.parametrize("value", [None, 5, 1.5, b"gpu01", ["gpu01"], {"a": 1}])
+def test_non_strings_are_refused_by_type(value):
+    with pytest.raises(rules.InputRuleError, match=r"host must be a string \(DNS labels"):
+        rules.check("hostname", "host", value)
+
+
+@given(st.sampled_from(sorted(rules.RULES)), hostile_text(min_size=1))
+def test_no_rule_accepts_a_control_character_or_line_break(kind, value):
+    """Whatever the kind, an accepted value holds no line break, comment or separator character."""
+    if rules.is_valid(kind, value):
+        assert not rules.CONTROL_RE.search(value)
+        assert not set(value) & set("\n\r\t #=,;\"'`$\\[]{}()")
+        assert value == value.strip()
+
+
+@given(st.sampled_from(sorted(rules.RULES)), st.sampled_from(["gpu01", "ib0", "/mnt/lustre", "a"]))
+def test_a_trailing_newline_never_passes(kind, value):
+    assert not rules.is_valid(kind, value + "\n")
+
+
+def test_free_text():
+    assert rules.free_text("source", "roce_host: DSCP 26") == "roce_host: DSCP 26"
+    for bad in ("line\nnext", "nul\x00", "esc\x1b[0m", "   ", ""):
+        with pytest.raises(OwnError, match="source"):
+            rules.free_text("source", bad, OwnError)
+    with pytest.raises(OwnError, match="none of '#'"):
+        rules.free_text("value", "22 # comment", OwnError, forbid="#")
+    assert rules.free_text("comment", "", allow_empty=True) == ""
+    with pytest.raises(OwnError, match="at most 4"):
+        rules.free_text("x", "hello", OwnError, max_length=4)
+
+
+@given(hostile_text())
+def test_free_text_property(value):
+    try:
+        rules.free_text("t", value, forbid="#,")
+    except rules.InputRuleError:
+        assert rules.CONTROL_RE.search(value) or set(value) & set("#,") or not value.strip() or len(value) > 1024
+    else:
+        assert "\n" not in value and "#" not in value
+
+
+def test_numbers():
+    assert rules.integer("gpus", 8, minimum=1) == 8
+    assert rules.number("nvlink_gbs", 370.5, minimum=0, exclusive_minimum=True) == 370.5
+    assert rules.port("SlurmctldPort", 6817) == 6817
+    for bad, message in ((True, "whole number"), ("8", "whole number"), (8.0, "whole number"),
+                         (0, "below the minimum of 1"), (2**70, "above the maximum")):
+        with pytest.raises(OwnError, match=message):
+            rules.integer("gpus", bad, OwnError, minimum=1, maximum=2**63)
+    for bad, message in ((math.nan, "finite"), (math.inf, "finite"), (-math.inf, "finite"),
+                         ("eight", "must be a number"), (None, "must be a number"), (False, "must be a number"),
+                         (0, "must be above 0"), (-5, "must be above 0")):
+        with pytest.raises(OwnError, match=message):
+            rules.number("nvlink_gbs", bad, OwnError, minimum=0, exclusive_minimum=True)
+    for bad in (0, -1, 65536, "6817", 6817.0):
+        with pytest.raises(OwnError, match="SlurmctldPort"):
+            rules.port("SlurmctldPort", bad, OwnError)
+    assert rules.boolean("default", True) is True
+    with pytest.raises(OwnError, match="true or false"):
+        rules.boolean("default", "yes", OwnError)
+
+
+def test_mappings():
+    node = {"name": "gpu01", "cpus": 8}
+    assert rules.mapping("nodes[0]", node, required=("name",), optional=("cpus",)) is node
+    assert rules.require("nodes[0]", node, "name") == "gpu01"
+    with pytest.raises(OwnError, match=r"nodes\[0\] is missing 'sockets' \(it has: cpus, name\)"):
+        rules.mapping("nodes[0]", node, OwnError, required=("name", "sockets"))
+    with pytest.raises(OwnError, match=r"unknown key\(s\) 'cpus'; allowed: name"):
+        rules.mapping("nodes[0]", node, OwnError, required=("name",), optional=())
+    with pytest.raises(OwnError, match="must be a mapping, got 'gpu01' of type str"):
+        rules.mapping("nodes[0]", "gpu01", OwnError)
+
+
+def test_string_lists():
+    assert rules.string_list("interfaces", ["ib0", "ib1"], "ifname") == ["ib0", "ib1"]
+    with pytest.raises(OwnError, match=r"interfaces\[1\]"):
+        rules.string_list("interfaces", ["ib0", "ib1\n"], "ifname", OwnError)
+    with pytest.raises(OwnError, match="listed twice"):
+        rules.string_list("interfaces", ["ib0", "ib0"], "ifname", OwnError)
+    with pytest.raises(OwnError, match="must not be empty"):
+        rules.string_list("interfaces", [], "ifname", OwnError)
+    with pytest.raises(OwnError, match="must be a list"):
+        rules.string_list("interfaces", "ib0", "ifname", OwnError)
+
+
+def test_every_rule_documents_itself():
+    for kind, rule in rules.RULES.items():
+        assert rule.kind == kind and rule.allowed and rule.why
+        assert "\n" not in rule.allowed
+
+
+def test_hostile_alphabet_covers_the_issue_cases():
+    for char in "\n#=\"' \x00\x1b":
+        assert char in HOSTILE
