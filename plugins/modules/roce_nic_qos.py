@@ -191,7 +191,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic i
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic_parse import (
     dcb_state, parse_dcb_ets, parse_mlnx_qos,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce import nic_sysfs as nic_sysfs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce import nic_sysfs
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
 
 ARGUMENT_SPEC = dict(
