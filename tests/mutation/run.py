@@ -50,7 +50,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Pattern, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mutation_names as names  # noqa: E402  pylint: disable=wrong-import-position
@@ -75,33 +75,30 @@ def _plugins(root: Path) -> Dict[str, str]:
             if p.name != "__init__.py" and "__pycache__" not in p.parts}
 
 
-def users(module: str, root: Path = ROOT) -> Set[str]:
-    """Dotted paths of the module and of every plugin that imports it, directly or through another plugin."""
-    plugins = _plugins(root)
-    start = names.dotted(module)
-    found, todo = {start}, [start]
+def _importers(start: Set[str], texts: Dict[str, str], pattern_of: Callable[[str], Pattern[str]]) -> Set[str]:
+    """start and every key of texts whose text imports one of them, directly or through another such key
+    (pattern_of(name): the regex for importing name)."""
+    found, todo = set(start), sorted(start)
     while todo:
-        pattern = names.imports(todo.pop())
-        for key, text in plugins.items():
+        pattern = pattern_of(todo.pop())
+        for key, text in texts.items():
             if key not in found and pattern.search(text):
                 found.add(key)
                 todo.append(key)
     return found
 
 
+def users(module: str, root: Path = ROOT) -> Set[str]:
+    """Dotted paths of the module and of every plugin that imports it, directly or through another plugin."""
+    return _importers({names.dotted(module)}, _plugins(root), names.imports)
+
+
 def helpers(plugins: Set[str], root: Path = ROOT) -> Set[str]:
     """Test helpers (tests/unit/helpers, imported by plain name) that import one of the plugins or such a helper."""
     texts = {p.stem: p.read_text(encoding="utf-8") for p in sorted((root / "tests" / "unit" / "helpers").glob("*.py"))}
     patterns = [names.imports(p) for p in sorted(plugins)]
-    found = {name for name, text in texts.items() if any(p.search(text) for p in patterns)}
-    todo = sorted(found)
-    while todo:
-        pattern = names.plain_imports(todo.pop())
-        for name, text in texts.items():
-            if name not in found and pattern.search(text):
-                found.add(name)
-                todo.append(name)
-    return found
+    direct = {name for name, text in texts.items() if any(p.search(text) for p in patterns)}
+    return _importers(direct, texts, names.plain_imports)
 
 
 def tests_for(module: str, root: Path = ROOT) -> List[str]:
