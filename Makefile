@@ -134,7 +134,8 @@ e2e: venv images
 	tests/e2e/run.sh $(E2E_NAME) $(E2E_INV)
 
 # Mutation testing of the engineering core (not part of make test: tens of minutes). mutmut comes from
-# requirements-mutation.txt; results and logs under .build/mutation/<module>/. One module: make mutation MODULES=hostlist
+# requirements-mutation.txt. A module is its path under plugins/module_utils without .py; results and logs under
+# .build/mutation/<path with dots>/. One module: make mutation MODULES=slurm/hostlist (docs/testing.md)
 MODULES ?=
 mutation: venv
 	@$(PY) -c 'import mutmut' 2>/dev/null || $(VENV)/bin/pip install -q --disable-pip-version-check -r requirements-mutation.txt

@@ -6,7 +6,8 @@
 
     python tests/mutation/by_hand.py MODULE {survivors|unchecked|NAME ...} -- TEST_FILE ...
 
-TEST_FILE is a path under tests/unit (e.g. plugins/module_utils/test_roce_qos_mutants.py); the current files of the
+MODULE as for run.py (fabric/roce/qos); TEST_FILE is a path under tests/unit (e.g.
+plugins/module_utils/fabric/roce/test_qos_mutants.py); the current files of the
 checkout are copied into the staging tree's mutants/ first (the staged module must equal the checkout's, as for
 run.py --recheck). "survivors" takes the last mutmut run's survivors, "unchecked" the mutants that run has not
 decided. Prints one line per mutant: "killed NAME" (a test failed), "ALIVE NAME" (every test passed) or
@@ -17,6 +18,8 @@ which figures were counted this way. pytest runs in this process once per mutant
 MUTANT_UNDER_TEST at each call), so a mutant costs only its tests' time; the files are imported once, so a test file
 changed during the run is not seen.
 """
+from __future__ import annotations
+
 import contextlib
 import io
 import os
@@ -24,9 +27,11 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import List
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "mutation"))
+import mutation_names as names  # noqa: E402  pylint: disable=wrong-import-position
 import run as mutation_run  # noqa: E402  pylint: disable=wrong-import-position
 import scores  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -41,13 +46,13 @@ def _over_limit(_signum, _frame):
     raise CpuLimit("over %d CPU seconds" % CPU_S)
 
 
-def names_for(module, which):
+def names_for(module: str, which: List[str]) -> List[str]:
     codes = scores.load(module) or {}
     if which == ["survivors"]:
         return sorted(k for k, v in codes.items() if v in scores.SURVIVED | scores.NO_TESTS)
     if which == ["unchecked"]:
         return sorted(k for k, v in codes.items() if v is None)
-    prefix = "ansible_collections.gpufleet.cluster.plugins.module_utils.%s." % module
+    prefix = names.mutant_prefix(module)
     return [n if n.startswith(prefix) else prefix + n for n in which]
 
 
@@ -55,17 +60,16 @@ def main(argv):
     if "--" not in argv or len(argv) < 4:
         sys.exit(__doc__)
     cut = argv.index("--")
-    module, which, tests = argv[0], argv[1:cut], argv[cut + 1:]
-    work = mutation_run.OUT / module
-    staged = work / mutation_run.PKG / "plugins" / "module_utils" / (module + ".py")
-    source = ROOT / "plugins" / "module_utils" / (module + ".py")
-    if not staged.is_file() or staged.read_bytes() != source.read_bytes():
-        sys.exit("plugins/module_utils/%s.py changed since its last run (or never ran)" % module)
-    names = names_for(module, which)
+    module, which, tests = mutation_run.modules_of(argv[:1])[0], argv[1:cut], argv[cut + 1:]
+    work = names.OUT / names.staging_name(module)
+    staged = names.staged(work, module)
+    if not staged.is_file() or staged.read_bytes() != names.source(module).read_bytes():
+        sys.exit("%s changed since its last run (or never ran)" % names.relative_source(module))
+    chosen = names_for(module, which)
     mutants = work / "mutants"
     paths = []
     for test in tests:
-        target = mutants / mutation_run.PKG / "tests" / "unit" / test
+        target = mutants / names.PKG / "tests" / "unit" / test
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / "tests" / "unit" / test, target)
         paths.append(str(target.relative_to(mutants)))
@@ -74,7 +78,7 @@ def main(argv):
     import pytest  # pylint: disable=import-outside-toplevel
     signal.signal(signal.SIGVTALRM, _over_limit)
     totals = {}
-    for name in names:
+    for name in chosen:
         os.environ["MUTANT_UNDER_TEST"] = name
         output = io.StringIO()
         signal.setitimer(signal.ITIMER_VIRTUAL, CPU_S)
@@ -90,7 +94,7 @@ def main(argv):
             verdict = "timeout"
         totals[verdict] = totals.get(verdict, 0) + 1
         print("%s %s" % (verdict, name.rsplit(".", 1)[1]), flush=True)
-    print("== %s: %d mutants, %s" % (module, len(names), ", ".join("%s %d" % kv for kv in sorted(totals.items()))))
+    print("== %s: %d mutants, %s" % (module, len(chosen), ", ".join("%s %d" % kv for kv in sorted(totals.items()))))
     return 0
 
 

@@ -2,29 +2,36 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Per-module mutation scores from the mutmut results under .build/mutation/<module>/.
+"""Per-module mutation scores from the mutmut results under .build/mutation/<package>.<module>/.
 
-    python tests/mutation/scores.py [MODULE ...] [--survivors]
+    python tests/mutation/scores.py [MODULE ...] [--survivors]      MODULE: slurm/hostlist (mutation_names.py)
 
 killed: a test failed (or timed out: the mutant looped); survived: every selected test passed;
 no tests: no unit test calls the mutated function (counted as not killed).
-Score = killed / (total - not yet checked).
+Score = killed / (total - not yet checked). With no MODULE, every staging tree under .build/mutation is shown; one
+that names no module of plugins/module_utils (a run of an older layout, e.g. .build/mutation/hostlist) is listed as
+such, to be removed.
 """
+from __future__ import annotations
+
 import json
 import sys
 import time
 from pathlib import Path
+from typing import Dict, List, Optional
 
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / ".build" / "mutation"
-META = "mutants/ansible_collections/gpufleet/cluster/plugins/module_utils/%s.py.meta"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mutation_names as names  # noqa: E402  pylint: disable=wrong-import-position
+
+OUT = names.OUT
 KILLED = {1, 3, 36, -24, 24, 152, 255}   # mutmut's killed and timeout exit codes
 SURVIVED = {0}
 NO_TESTS = {5, 33}
 
 
-def load(module):
-    path = OUT / module / (META % module)
+def load(module: str) -> Optional[Dict[str, Optional[int]]]:
+    """mutmut's exit code by mutant name from the module's last run (None: not run)."""
+    path = names.meta(OUT / names.staging_name(module), module)
     for _attempt in range(5):
         if not path.is_file():
             return None
@@ -35,16 +42,38 @@ def load(module):
     raise SystemExit("%s cannot be read" % path)
 
 
-def main(argv):
+def staged_modules(out: Optional[Path] = None) -> List[str]:
+    """The module of each staging tree under out, by name (slurm.hostlist -> slurm/hostlist); a folder whose name is
+    no module name is kept as it is (main lists it as not a module)."""
+    out = out or OUT
+    found = []
+    for path in sorted(out.iterdir()) if out.is_dir() else []:
+        if path.is_dir():
+            try:
+                found.append(names.canonical(path.name))
+            except ValueError:
+                found.append(path.name)
+    return sorted(found)
+
+
+def main(argv: List[str]) -> int:
     show = "--survivors" in argv
-    modules = [a for a in argv if not a.startswith("--")]
-    if not modules:
-        modules = sorted(p.name for p in OUT.iterdir() if p.is_dir()) if OUT.is_dir() else []
-    print("%-20s %7s %7s %8s %8s %7s %7s" % ("module", "killed", "total", "survived", "no tests", "other", "score"))
+    args = [a for a in argv if not a.startswith("--")]
+    unknown = names.unknown(args)
+    if unknown:
+        sys.exit("unknown module(s): %s" % "; ".join("%s: %s" % kv for kv in unknown.items()))
+    modules = [names.canonical(a) for a in args] or staged_modules()
+    width = max([24] + [len(m) for m in modules])
+    print("%-*s %7s %7s %8s %8s %7s %7s" % (width, "module", "killed", "total", "survived", "no tests", "other",
+                                           "score"))
     for module in modules:
+        if not names.source(module).is_file():
+            print("%-*s no %s: results of an older layout, remove %s" % (
+                width, module, names.relative_source(module), OUT / names.staging_name(module)))
+            continue
         codes = load(module)
         if codes is None:
-            print("%-20s not run (python tests/mutation/run.py %s)" % (module, module))
+            print("%-*s not run (python tests/mutation/run.py %s)" % (width, module, module))
             continue
         checked = {k: v for k, v in codes.items() if v is not None}
         killed = sum(v in KILLED for v in checked.values())
@@ -53,8 +82,8 @@ def main(argv):
         other = len(checked) - killed - len(survived) - len(no_tests)
         pending = len(codes) - len(checked)
         score = "%.1f%%" % (100.0 * killed / len(checked)) if checked else "-"
-        print("%-20s %7d %7d %8d %8d %7d %7s%s" % (
-            module, killed, len(checked), len(survived), len(no_tests), other, score,
+        print("%-*s %7d %7d %8d %8d %7d %7s%s" % (
+            width, module, killed, len(checked), len(survived), len(no_tests), other, score,
             "  (%d not checked)" % pending if pending else ""))
         if show:
             for name in survived + no_tests:

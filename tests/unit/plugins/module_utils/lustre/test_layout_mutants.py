@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=lustre_layout` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=lustre/layout` found alive (docs/testing.md).
 
 Every refusal of desired_layout (plain and PFL components) and setstripe_argv word for word (the option's path,
 the value, the limit and the fix), and the normalised layout's defaults (pattern, offset) and its text.

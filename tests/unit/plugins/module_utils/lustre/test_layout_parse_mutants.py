@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=lustre_layout_parse` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=lustre/layout_parse` found alive (docs/testing.md).
 
 Every refusal of parse_getstripe word for word (line number, field, value), numbers lfs prints in hex or as
 2**64 - 1, the `(Default)` prefix of `-v`, quoted and empty values, self-extending components, and YAML

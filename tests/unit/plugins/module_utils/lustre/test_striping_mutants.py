@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=lustre_striping` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=lustre/striping` found alive (docs/testing.md).
 
 stripe_plan's whole answer (reasoning lines included) on hand-worked cases, stripe_count_auto at lfs_migrate's
 rounding edge, and refusals word for word.

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=pci_sysfs` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=nccl/pci_sysfs` found alive (docs/testing.md).
 
 The RDMA port report (Scan.rdma_ports) row by row, and NCCL's numbering over ACTIVE InfiniBand/RoCE ports when a
 DOWN port comes before an ACTIVE one on the same device.

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=power_layout` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=power/layout` found alive (docs/testing.md).
 
 The planner's bookkeeping worked by hand: a PSU's sizes per scenario (_Psu), a circuit filling up (_Slot), the
 out-of-circuits refusal word for word, and the per-rack circuit counts of the report; then whole layouts worked by hand

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=power_model` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=power/model` found alive (docs/testing.md).
 
 The per-phase phasor coefficients (computed once at import, so only a direct call sees a changed function), the
 neutral current of a wye PDU, NEMA imbalance below 1 A, the tolerance's inclusive edge and the PSU overload

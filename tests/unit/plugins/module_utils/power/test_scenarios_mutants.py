@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=power` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=power/scenarios` found alive (docs/testing.md).
 
 Each kind of pdu_check violation as a whole dict (keys, rounding, message and fix), worked by hand.
 """

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=slurm_keys` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=slurm/keys` found alive (docs/testing.md).
 
 slurm_keys builds the 23.11 tables at import (`_derive` over the 22.05 tables), so a changed `_derive` is only seen
 when it is called again: here, against the rows pinned from slurm-23-11-4-1 (tests/fixtures/slurm-keys/). And

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=validate_expect` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=validate/expect` found alive (docs/testing.md).
 
 validate.yml's report prints every field of an expectation and its refusals verbatim, so whole results and
 whole messages are compared here, worked by hand from docs/validate.md's rules.

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=pfc_headroom` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=fabric/roce/pfc_headroom` found alive (docs/testing.md).
 
 The filter and the plan report read Headroom.to_dict() / Term.to_dict() by key: every key must carry its own
 quantity. The quantities themselves are worked by hand in test_pfc_headroom.py.

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=roce_qos` found alive (docs/testing.md).
+"""Tests that kill mutants `make mutation MODULES=fabric/roce/qos` found alive (docs/testing.md).
 
 Every refusal of roce_qos is what an operator reads when a role's preflight stops: the field, the value, the
 allowed range and the fix. test_roce_qos.py matches their beginnings; these compare them in full.
