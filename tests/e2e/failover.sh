@@ -6,8 +6,7 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 
-held=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 600'")
-[ -n "$held" ] || { echo "could not submit the job that must survive the fail-over"; exit 1; }
+held=$(submit_job "the job that must survive the fail-over" 'sleep 600')
 wait_running "$held" 60 || true  # a job that never ran fails test_slurm_failover.py below
 started=$(on_login "squeue --noheader --jobs $held --format %S")
 echo "job $held RUNNING since $started before the primary stops"

@@ -6,8 +6,7 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 
-job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'sleep 900'")
-[ -n "$job" ] || { echo "could not submit the long job"; exit 1; }
+job=$(submit_job "the long job" 'sleep 900')
 wait_running "$job" 60 || { echo "the long job $job never started"; exit 1; }
 started=$(on_login "squeue --noheader --jobs $job --format %S")
 computes=${E2E_COMPUTES:-2}

@@ -10,6 +10,8 @@
 #   play ARGS...          playbooks/site.yml on the lab
 #   logged LOG CMD...     CMD with its output in $logs/LOG.log; when it fails, the end of that log, and the step fails
 #   on_login COMMAND      a shell command on the login node (users, jobs, Slurm's state)
+#   submit_job WHAT WRAP  the id of a one-node batch job on gpu01 running the shell command WRAP; the step fails,
+#                         saying it could not submit WHAT, when Slurm gave no id
 #   wait_running JOB SECONDS
 #                         waits up to SECONDS for the Slurm job JOB to run; fails when it did not
 #   node_tests ARGS...    pytest with testinfra on the lab's nodes (its inventory), ARGS the test files and options
@@ -33,6 +35,12 @@ logged() {
   "$@" >"$log" 2>&1 || { tail -60 "$log"; exit 1; }
 }
 on_login() { podman exec "$name-login01" sh -c "$1"; }
+submit_job() {
+  local job
+  job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap '$2'")
+  [ -n "$job" ] || { echo "could not submit $1" >&2; exit 1; }
+  echo "$job"
+}
 wait_running() {
   local _
   for _ in $(seq "$2"); do

@@ -18,8 +18,9 @@ logged rolling-fixture ansible-playbook -i "$inv" tests/e2e/rolling_reboot/fixtu
 before=$(boots)
 # The job runs until its node is drained, then 15 s more: the drain always has a running job to wait for, however
 # long the package step takes on this machine, and the job still ends on its own (at most after 10 minutes).
-job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'for i in \$(seq 600); do scontrol show node gpu01 | grep -q DRAIN && break; sleep 1; done; sleep 15'")
-[ -n "$job" ] || { echo "could not submit the job on gpu01"; exit 1; }
+# shellcheck disable=SC2016  # the job's shell expands it
+job=$(submit_job "the job on gpu01" \
+  'for i in $(seq 600); do scontrol show node gpu01 | grep -q DRAIN && break; sleep 1; done; sleep 15')
 wait_running "$job" 30 || true  # check.py below reads what became of it
 scontrol() { podman exec "$name-head" scontrol "$@"; }
 held="e2e: held for a DIMM swap"
