@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the e2e's runs must have said, read from their logs (tests/e2e/run.sh):
+"""What the e2e's runs must have said, read from their logs (tests/e2e/converge.sh, join.sh):
 
     check_log.py first-converge LOG        the converge of a new cluster started each Slurm daemon once: no
                                            restart handler ran on a daemon that run had just started

@@ -7,25 +7,21 @@
 # gpu03 was drained by someone else before the run: rebooted, it keeps that drain and its reason. gpu02 is drained
 # during the run, as the GPU health epilog does on a node still running the old module after the new libraries
 # are installed: that drain is the upgrade's own, and gpu02 comes back into service.
-#   tests/e2e/rolling_reboot.sh LAB_NAME INVENTORY_DIR        (run by tests/e2e/run.sh)
+#   tests/e2e/rolling_reboot.sh LAB_NAME INVENTORY_DIR        (a step of tests/e2e/run.sh)
 set -euo pipefail
-name=${1:?lab name}
-inv=${2:?inventory dir}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-logs=$root/.build/e2e-logs
-cd "$root"
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 nodes=gpu01,gpu02,gpu03
 boots() { for n in ${nodes//,/ }; do podman exec "$name-$n" cut -d ' ' -f 22 /proc/1/stat; done | paste -sd' '; }
-on_login() { podman exec "$name-login01" sh -c "$1"; }  # the test's own queries (tests/e2e/run.sh says why not ansible)
 
-ansible-playbook -i "$inv" tests/e2e/rolling_reboot/fixture.yml --limit "$nodes" \
-  >"$logs/rolling-fixture.log" 2>&1 || { tail -30 "$logs/rolling-fixture.log"; exit 1; }
+logged rolling-fixture ansible-playbook -i "$inv" tests/e2e/rolling_reboot/fixture.yml --limit "$nodes"
 before=$(boots)
 # The job runs until its node is drained, then 15 s more: the drain always has a running job to wait for, however
 # long the package step takes on this machine, and the job still ends on its own (at most after 10 minutes).
-job=$(on_login "sbatch --parsable --nodes=1 --nodelist=gpu01 --wrap 'for i in \$(seq 600); do scontrol show node gpu01 | grep -q DRAIN && break; sleep 1; done; sleep 15'")
-[ -n "$job" ] || { echo "could not submit the job on gpu01"; exit 1; }
-for _ in $(seq 30); do [ "$(on_login "squeue --noheader --jobs $job --format %T")" = RUNNING ] && break; sleep 1; done
+# shellcheck disable=SC2016  # the job's shell expands it
+job=$(submit_job "the job on gpu01" \
+  'for i in $(seq 600); do scontrol show node gpu01 | grep -q DRAIN && break; sleep 1; done; sleep 15')
+wait_running "$job" 30 || true  # check.py below reads what became of it
 scontrol() { podman exec "$name-head" scontrol "$@"; }
 held="e2e: held for a DIMM swap"
 scontrol update NodeName=gpu03 State=DRAIN Reason="$held"
@@ -56,7 +52,7 @@ wait "$during_pid"
 echo "driver_upgrade.yml: $((SECONDS - start)) s"
 after=$(boots)
 start=$SECONDS
-upgrade >"$logs/rolling-rerun.log" 2>&1 || { tail -60 "$logs/rolling-rerun.log"; exit 1; }
+logged rolling-rerun upgrade
 echo "driver_upgrade.yml again: $((SECONDS - start)) s"
 
 python3 tests/e2e/rolling_reboot/check.py --log "$logs/rolling.log" --rerun-log "$logs/rolling-rerun.log" \

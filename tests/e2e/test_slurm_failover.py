@@ -4,9 +4,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """High availability: with the primary controller's container stopped, the backup takes over the saved state.
 
-Run by tests/e2e/run.sh last. Before it stopped the primary (it needs the lab's podman, not SSH), it submitted a
-long job (E2E_FAILOVER_JOB) and waited until it ran (E2E_FAILOVER_START, its start time). A backup that started
-with empty state would not know that job, or would give the next job an id it already used.
+Run by tests/e2e/failover.sh, the e2e's last step. Before it stopped the primary (it needs the lab's podman, not
+SSH), it submitted a long job (E2E_FAILOVER_JOB) and waited until it ran (E2E_FAILOVER_START, its start time). A
+backup that started with empty state would not know that job, or would give the next job an id it already used.
 """
 import os
 import time

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A node added to the inventory joins, and a job running elsewhere keeps running.
 
-Run by tests/e2e/run.sh after it submitted a long job to the first GPU node (E2E_JOB_ID, running since
+Run by tests/e2e/join.sh after it submitted a long job to the first GPU node (E2E_JOB_ID, running since
 E2E_JOB_START), added a GPU node to the lab and ran docs/day2.md's "Add a GPU node" steps (common.yml everywhere,
 site.yml limited to the new node with its layers' tags, slurm.yml everywhere).
 """

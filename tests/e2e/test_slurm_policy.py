@@ -13,7 +13,7 @@ vision) proven with real jobs of real users, on the converged lab. Run by tests/
 - after that, sshare gives alice a lower fair-share factor than carol, who ran nothing;
 - a hand change made with sacctmgr is reported by a check run (with its diff) and undone by a real run.
 
-The users' Linux accounts are made by tests/e2e/run.sh before the converge, with the same uid on every node (a real
+The users' Linux accounts are made by tests/e2e/users.sh before the converge, with the same uid on every node (a real
 cluster has them from its directory; the role does not create them). Their jobs are cancelled at the end.
 """
 import os
@@ -35,7 +35,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def lab(request):
     inventory = request.config.option.ansible_inventory
     runner = testinfra.utils.ansible_runner.AnsibleRunner(inventory)
-    # The users' Linux accounts exist on every node before the converge (tests/e2e/run.sh makes them right after
+    # The users' Linux accounts exist on every node before the converge (tests/e2e/users.sh makes them right after
     # `lab up`, as a site's directory has them): slurmctld maps accounting's names to uids when it loads them.
     for host in runner.get_hosts("cluster"):
         node = testinfra.get_host(f"ansible://{host}", ansible_inventory=inventory)

@@ -5,26 +5,21 @@
 #   2. a check-mode run exits 0, runs no load test and says "not run: check mode"
 #   3. an impossible storage floor exits non-zero and, with validate_drain=true, drains every GPU node with the
 #      reason; the nodes are resumed afterwards (also when something failed), so the lab is left as it was.
-#   tests/e2e/validate.sh LAB_NAME INVENTORY_DIR
+#   tests/e2e/validate.sh LAB_NAME INVENTORY_DIR        (a step of tests/e2e/run.sh)
 set -euo pipefail
-name=${1:?lab name}
-inv=${2:?inventory dir}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-logs=$root/.build/e2e-logs
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh" "$@"
 reports=$root/.build/validate-e2e/$name
-mkdir -p "$logs" "$reports"
+mkdir -p "$reports"
 started=$SECONDS
 
 # The lab's GPU nodes.
 read -ra nodes <<<"$(ansible-inventory -i "$inv" --list | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["gpu_nodes"]["hosts"])))')"
-# Slurm is asked from the lab's login node through podman exec (tests/e2e/run.sh says why not ansible).
-on_submit() { podman exec "$name-login01" sh -c "$1"; }
-resume() { on_submit "scontrol update nodename=$(IFS=,; echo "${nodes[*]}") state=resume" >/dev/null 2>&1 || true; }
+resume() { on_login "scontrol update nodename=$(IFS=,; echo "${nodes[*]}") state=resume" >/dev/null 2>&1 || true; }
 validate() { ansible-playbook -i "$inv" playbooks/validate.yml "$@"; }
 
 echo "== validate: a healthy lab passes"
-validate -e "validate_report_dir=$reports/pass" >"$logs/validate.log" 2>&1 || { tail -60 "$logs/validate.log"; exit 1; }
+logged validate validate -e "validate_report_dir=$reports/pass"
 python3 tests/e2e/check_validate.py "$reports/pass" pass "${nodes[@]}"
 # The one change allowed: installing the measuring tools (validate_install_tools) on a node that lacks them.
 changed_tasks=$(awk '/^TASK \[/ {task=$0} /^changed: / {print task}' "$logs/validate.log" | sort -u \
@@ -32,8 +27,7 @@ changed_tasks=$(awk '/^TASK \[/ {task=$0} /^changed: / {print task}' "$logs/vali
 [ -z "$changed_tasks" ] || { echo "validate.yml changed something without draining: $changed_tasks"; exit 1; }
 
 echo "== validate in check mode: no load test, said so"
-validate --check -e "validate_report_dir=$reports/check" >"$logs/validate-check.log" 2>&1 \
-  || { tail -60 "$logs/validate-check.log"; exit 1; }
+logged validate-check validate --check -e "validate_report_dir=$reports/check"
 python3 tests/e2e/check_validate.py "$reports/check" check "${nodes[@]}"
 
 echo "== validate with an impossible storage floor: exits non-zero, drains the GPU nodes when asked"
@@ -45,7 +39,7 @@ fi
 grep -q "Validation of .* failed: .* storage_read on" "$logs/validate-fail.log" \
   || { echo "the failure does not name storage_read"; tail -40 "$logs/validate-fail.log"; exit 1; }
 python3 tests/e2e/check_validate.py "$reports/fail" fail "${nodes[@]}"
-sinfo=$(on_submit "sinfo --noheader --Node --format='%N|%T|%E'")
+sinfo=$(on_login "sinfo --noheader --Node --format='%N|%T|%E'")
 for node in "${nodes[@]}"; do
   echo "$sinfo" | grep -Eq "$node\|(drained|draining)\|gpufleet-validate: storage_read" \
     || { echo "$node is not drained by validate.yml: $sinfo"; exit 1; }
@@ -53,6 +47,6 @@ done
 echo "drained with the reason: ${nodes[*]}"
 resume
 trap - EXIT
-sinfo=$(on_submit "sinfo --noheader --Node --format='%N|%T'")
+sinfo=$(on_login "sinfo --noheader --Node --format='%N|%T'")
 ! echo "$sinfo" | grep -Eq "drain" || { echo "nodes still drained after resume: $sinfo"; exit 1; }
 echo "== validate: done in $((SECONDS - started)) s (reports in ${reports#"$root"/})"

@@ -10,7 +10,7 @@
 #   - requirements.yml asks for what galaxy.yml declares, in versions the tested ones satisfy;
 #   - self-check: the same install with one declared dependency left out of the tarball's MANIFEST.json (as if
 #     galaxy.yml did not declare it) must fail to load site.yml, naming that collection - for each dependency.
-# tests/e2e/run.sh converges gpufleet.cluster.site on its lab from such an install (`run.sh install DIR`).
+# tests/e2e/converge.sh converges gpufleet.cluster.site on its lab from such an install (`run.sh install DIR`).
 #
 #   tests/install/run.sh               the test above; logs in .build/install
 #   tests/install/run.sh install DIR   build and install into DIR/collections only; then run ansible with

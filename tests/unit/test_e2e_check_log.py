@@ -53,7 +53,7 @@ def test_a_run_that_started_nothing_is_not_taken_for_a_first_converge(tmp_path):
         "'Controller | Enable and start slurmctld' started nothing: this was not the converge of a new cluster"]
 
 
-# site.yml --check on the joining node, the driver's and pynvml's packages on (tests/e2e/run.sh).
+# site.yml --check on the joining node, the driver's and pynvml's packages on (tests/e2e/join.sh).
 _FRESH = "fresh-check-packages-on.log"
 
 

@@ -217,4 +217,4 @@ def test_a_refused_setting_fails_the_unit_and_is_logged_as_an_error(host, stand_
 
 
 # Check mode on a node nothing has converged, with the packages on (it says it would refresh the lists and install,
-# and does not fail): the e2e's joining GPU node, tests/e2e/run.sh and tests/e2e/check_log.py fresh-check.
+# and does not fail): the e2e's joining GPU node, tests/e2e/join.sh and tests/e2e/check_log.py fresh-check.

@@ -265,4 +265,4 @@ def test_lists_missing_for_unchanged_sources_are_fetched_without_a_change(host, 
 
 
 # Check mode on a node nothing has converged, with the packages on (it says it would refresh the lists and install,
-# and does not fail): the e2e's joining GPU node, tests/e2e/run.sh and tests/e2e/check_log.py fresh-check.
+# and does not fail): the e2e's joining GPU node, tests/e2e/join.sh and tests/e2e/check_log.py fresh-check.

@@ -129,4 +129,4 @@ def test_systemd_default_limits(host):
 
 
 # Check mode on a node never converged: the e2e's site.yml --check on gpu03 before it joins runs this role there,
-# and finds changes, no failure and nothing written (tests/e2e/run.sh).
+# and finds changes, no failure and nothing written (tests/e2e/join.sh).

@@ -118,7 +118,7 @@ def test_each_role_refuses_what_is_not_a_package_name_naming_it(role):
 
 
 def test_common_keeps_the_message_the_e2e_looks_for():
-    # tests/e2e/run.sh: refused "common_packages_extra holds \"jq=1.6-2.1\""
+    # tests/e2e/refusals.sh: refused "common_packages_extra holds \"jq=1.6-2.1\""
     assert 'common_packages_extra holds "jq=1.6-2.1"' in _run("common", ["jq=1.6-2.1"])[1]
 
 
