@@ -5,7 +5,7 @@
 """What slurm.conf values mean, beyond their key names and types: units, time formats, limits that depend
 on the cluster's size, and keys that contradict each other or the QOS policy.
 
-:func:`check_values` runs on settings that :func:`slurm_conf.check_settings` already accepted (canonical
+:func:`check_values` runs on settings that :func:`.settings.check_settings` already accepted (canonical
 key names). It raises :class:`SlurmConfError` for what Slurm refuses or what cannot work, and returns
 warnings for what works but is very likely not meant. Every rule names its source; paths are in
 SchedMD/slurm at the tags the key catalogue uses (``slurm-22-05-8-1``, ``slurm-23-11-4-1``,
