@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import list_of, must_be
 
 PREEMPT_MODES = ("cluster", "cancel", "requeue", "suspend", "off")
 ADMIN_LEVELS = {"none": "None", "operator": "Operator", "administrator": "Administrator"}
@@ -68,9 +69,7 @@ def _name(where: str, value: Any) -> str:
 
 
 def _names(where: str, value: Any, allow_empty: bool) -> FrozenSet[str]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise SlurmAccountError("%s must be a list of names, got %r of type %s"
-                                % (where, value, type(value).__name__))
+    list_of(where, value, SlurmAccountError, "a list of names")
     if not value and not allow_empty:
         raise SlurmAccountError("%s must not be empty (leave it out to keep what the association inherits)" % where)
     names = [_name("%s[%d]" % (where, index), item) for index, item in enumerate(value)]
@@ -87,7 +86,8 @@ def _count(where: str, value: Any, minimum: int = -1) -> Optional[int]:
 def _text(where: str, value: Any) -> str:
     text = input_rules.free_text(where, value, SlurmAccountError, forbid=_TEXT_FORBID, max_length=255)
     if text != text.strip():
-        raise SlurmAccountError("%s: %r is not allowed; expected text with no leading or trailing blank" % (where, text))
+        raise SlurmAccountError("%s: %r is not allowed; expected text with no leading or trailing blank"
+                                % (where, text))
     return text
 
 
@@ -144,8 +144,8 @@ def wall_minutes(where: str, value: Any) -> Optional[int]:
     """A time limit in minutes (None: cleared), from minutes (int, -1 clears) or a Slurm time string such as
     '2-00:00:00', '12:00:00', '90' or '1-12' (days-hours); seconds round up to the next minute as Slurm does."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SlurmAccountError("%s must be minutes (a whole number) or a Slurm time string such as '2-00:00:00', got "
-                                "%r of type %s" % (where, value, type(value).__name__))
+        raise must_be(where, value, "minutes (a whole number) or a Slurm time string such as '2-00:00:00'",
+                      SlurmAccountError)
     if isinstance(value, int):
         return _count(where, value)
     if value == "-1":
@@ -210,9 +210,7 @@ class Kind:
                 value = int(value)
             return _count(where, value, minimum=0)
         if self.name == "flags":
-            if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-                raise SlurmAccountError("%s must be a list of QOS flags, got %r of type %s"
-                                        % (where, value, type(value).__name__))
+            list_of(where, value, SlurmAccountError, "a list of QOS flags")
             for index, item in enumerate(value):
                 if not isinstance(item, str) or not _FLAG.fullmatch(item):
                     raise SlurmAccountError("%s[%d]: %r is not allowed; expected a QOS flag such as DenyOnLimit or "
@@ -392,8 +390,7 @@ class Policy:
 def _items(where: str, value: Any, options: Sequence[str], fields: Sequence[Field]) -> List[Tuple[str, Mapping, Item]]:
     if value is None:
         return []
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise SlurmAccountError("%s must be a list of mappings, got %r of type %s" % (where, value, type(value).__name__))
+    list_of(where, value, SlurmAccountError, "a list of mappings")
     found = []
     seen: Set[str] = set()
     for index, entry in enumerate(value):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Sequence, Set, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.policy import (
     ASSOC_FIELDS, QOS_FIELDS, SlurmAccountError)
 
@@ -46,7 +47,7 @@ def show_commands(cluster: str) -> Dict[str, List[str]]:
 def parse_rows(text: str, columns: Sequence[str], what: str) -> List[Dict[str, str]]:
     """sacctmgr --noheader --parsable2 output: one row per line, fields split on '|' (none after the last)."""
     if not isinstance(text, str):
-        raise SlurmAccountError("%s: expected sacctmgr's output as text, got %s" % (what, type(text).__name__))
+        raise must_be(what, text, "sacctmgr's output as text", SlurmAccountError)
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():

@@ -16,10 +16,12 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    list_of, mapping_of, must_be, unknown_keys)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
     SlurmConfError, check_value, key_table, slurm_release, unknown_key)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import (
-    HostlistError, compress_hostlist, expand_hostlist, host_sort_key)
+    compress_hostlist, host_sort_key, hostlist_names)
 
 # All applied with fullmatch. Node, partition, feature and gres model names are input_rules' slurm_name.
 _GRES_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
@@ -33,11 +35,12 @@ _NODE_OWN_KEYS = ("nodename", "cpus", "procs", "boards", "sockets", "socketsperb
                   "threadspercore", "realmemory", "gres", "feature", "features", "weight")
 _PART_FIELDS = ("name", "nodes", "default", "max_time", "state", "extra")
 _PART_STATES = ("UP", "DOWN", "DRAIN", "INACTIVE")
+_GRES_FIELDS = ("autodetect", "count", "device", "gpus", "name", "nodes", "numa_cores", "type")
 
 
 def _positive_int(where: str, value: Any, minimum: int = 1, maximum: int = 0xFFFF) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SlurmConfError("%s must be a whole number, got %r" % (where, value))
+        raise must_be(where, value, "a whole number", SlurmConfError)
     if not minimum <= value <= maximum:
         raise SlurmConfError("%s=%d is outside %d..%d" % (where, value, minimum, maximum))
     return value
@@ -50,35 +53,18 @@ def _slurm_name(where: str, value: Any) -> str:
 def _mapping(where: str, value: Any) -> Mapping[str, Any]:
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
-        raise SlurmConfError("%s must be a mapping of Slurm options (Key: value), got %r of type %s"
-                             % (where, value, type(value).__name__))
-    return value
-
-
-def _names(where: str, value: Any) -> List[str]:
-    try:
-        if isinstance(value, str):
-            names = expand_hostlist(value)
-        elif isinstance(value, (list, tuple)) and value:
-            names = [n for item in value for n in expand_hostlist(item)]
-        else:
-            raise SlurmConfError("%s must be a hostlist string or a non-empty list of names, got %r" % (where, value))
-    except HostlistError as exc:
-        raise SlurmConfError("%s: %s" % (where, exc))
-    return names
+    return mapping_of(where, value, SlurmConfError, "a mapping of Slurm options (Key: value)")
 
 
 def _gres_items(where: str, gres: Any) -> Tuple[Tuple[str, str, int], ...]:
     if gres is None:
         return ()
-    if not isinstance(gres, (list, tuple)):
-        raise SlurmConfError("%s gres must be a list of {type, model, count}, got %r" % (where, gres))
+    list_of("%s gres" % where, gres, SlurmConfError, "a list of {type, model, count}")
     items, seen = [], set()
     for index, item in enumerate(gres):
         spot = "%s gres[%d]" % (where, index)
-        if not isinstance(item, Mapping) or set(item) - {"type", "model", "count"} or "type" not in item:
-            raise SlurmConfError("%s must be a mapping with type, optional model and count, got %r" % (spot, item))
+        mapping_of(spot, item, SlurmConfError, "a mapping with type, optional model and count")
+        input_rules.mapping(spot, item, SlurmConfError, required=("type",), optional=("model", "count"))
         name, model = item["type"], item.get("model")
         if not isinstance(name, str) or not _GRES_NAME_RE.fullmatch(name):
             raise SlurmConfError("%s type: %r is not allowed; expected %s" % (spot, name, _GRES_NAME_ALLOWED))
@@ -98,12 +84,8 @@ def _gres_text(items: Sequence[Tuple[str, str, int]]) -> str:
 
 
 def _node_spec(node: Any, index: int, table: Mapping[str, Tuple[str, str]], release: str) -> Tuple[str, tuple]:
-    if not isinstance(node, Mapping):
-        raise SlurmConfError("node %d must be a mapping with name, cpus, sockets, ..., got %r" % (index, node))
-    unknown = set(node) - set(_NODE_FIELDS)
-    if unknown:
-        raise SlurmConfError("node %d (%s): unknown field(s) %s; known: %s"
-                             % (index, node.get("name"), ", ".join(sorted(map(str, unknown))), ", ".join(_NODE_FIELDS)))
+    mapping_of("node %d" % index, node, SlurmConfError, "a mapping with name, cpus, sockets, ...")
+    unknown_keys("node %d (%s)" % (index, node.get("name")), node, _NODE_FIELDS, SlurmConfError)
     name = _slurm_name("node %d name" % index, node.get("name"))
     where = "node %s" % name
     sockets = _positive_int(where + " sockets", node.get("sockets"))
@@ -122,8 +104,7 @@ def _node_spec(node: Any, index: int, table: Mapping[str, Tuple[str, str]], rele
             "whole cores set threads_per_core=1" % (where, cpus, sockets, cores, threads, total))
     memory = _positive_int(where + " real_memory (MiB)", node.get("real_memory"), 1, 0xFFFFFFFFFFFFFFFF)
     features = node.get("features") or []
-    if not isinstance(features, (list, tuple)):
-        raise SlurmConfError("%s features must be a list of names, got %r" % (where, features))
+    list_of(where + " features", features, SlurmConfError, "a list of names")
     for number, feature in enumerate(features):
         _slurm_name("%s features[%d]" % (where, number), feature)
     if len(set(features)) != len(features):
@@ -164,8 +145,7 @@ def _spec_line(hosts: str, spec: tuple) -> str:
 
 
 def _node_groups(nodes: Any, version: Any) -> List[Tuple[List[str], tuple]]:
-    if not isinstance(nodes, (list, tuple)) or not nodes:
-        raise SlurmConfError("nodes must be a non-empty list of node mappings, got %r" % (nodes,))
+    list_of("nodes", nodes, SlurmConfError, "a non-empty list of node mappings", allow_empty=False)
     release = slurm_release(version)
     table = key_table("slurm.conf:NodeName", release)
     groups: Dict[tuple, List[str]] = {}
@@ -187,20 +167,19 @@ def node_lines(nodes: Any, version: Any = "22.05") -> List[str]:
 
 
 # The PartitionName= keys partition_lines writes from a partition's own fields: Slurm's key (lower case) -> the field.
-_PART_OWN_KEYS = {"partitionname": "name", "nodes": "nodes", "default": "default", "maxtime": "max_time", "state": "state"}
+_PART_OWN_KEYS = {"partitionname": "name", "nodes": "nodes", "default": "default", "maxtime": "max_time",
+                  "state": "state"}
 
 
 def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List[str]:
     """PartitionName= lines; every partition node must exist and every node be in a partition."""
-    if not isinstance(partitions, (list, tuple)) or not partitions:
-        raise SlurmConfError("partitions must be a non-empty list of partition mappings, got %r" % (partitions,))
+    list_of("partitions", partitions, SlurmConfError, "a non-empty list of partition mappings", allow_empty=False)
     known = [name for names, _spec in _node_groups(nodes, version) for name in names]
     table = key_table("slurm.conf:PartitionName", version)
     used, names, lines, default = set(), set(), [], None
     for index, part in enumerate(partitions):
-        if not isinstance(part, Mapping) or set(part) - set(_PART_FIELDS):
-            raise SlurmConfError("partition %d must be a mapping with fields %s, got %r"
-                                 % (index, ", ".join(_PART_FIELDS), part))
+        mapping_of("partition %d" % index, part, SlurmConfError, "a mapping with fields %s" % ", ".join(_PART_FIELDS))
+        unknown_keys("partition %d" % index, part, _PART_FIELDS, SlurmConfError)
         name = _slurm_name("partition %d name" % index, part.get("name"))
         if name.upper() == "DEFAULT":
             raise SlurmConfError("partition %d name %r is Slurm's keyword for defaults; choose another name"
@@ -212,7 +191,7 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
         if part.get("nodes") in ("ALL", "all"):
             members = list(known)
         else:
-            members = _names(where + " nodes", part.get("nodes"))
+            members = hostlist_names(where + " nodes", part.get("nodes"), SlurmConfError)
             missing = sorted(set(members) - set(known), key=host_sort_key)
             if missing:
                 raise SlurmConfError("%s references node(s) %s that have no NodeName line; add them to the "
@@ -221,7 +200,7 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
         parts = ["PartitionName=%s" % name, "Nodes=%s" % compress_hostlist(members)]
         if part.get("default") not in (None, False):
             if part["default"] is not True:
-                raise SlurmConfError("%s default must be true or false, got %r" % (where, part["default"]))
+                raise must_be(where + " default", part["default"], "true or false", SlurmConfError)
             if default:
                 raise SlurmConfError("partitions %s and %s are both default; Slurm takes one default "
                                      "partition" % (default, name))
@@ -239,7 +218,8 @@ def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List
             if not isinstance(state, str) or state.upper() not in _PART_STATES:
                 raise SlurmConfError("%s state %r is not one of %s" % (where, state, ", ".join(_PART_STATES)))
             parts.append("State=%s" % state.upper())
-        for key, value in sorted(_mapping(where + " extra", part.get("extra")).items(), key=lambda kv: str(kv[0]).lower()):
+        extra = _mapping(where + " extra", part.get("extra"))
+        for key, value in sorted(extra.items(), key=lambda kv: str(kv[0]).lower()):
             low = str(key).lower()
             if low in _PART_OWN_KEYS:
                 raise SlurmConfError("%s extra sets %s; use the %s field" % (where, key, _PART_OWN_KEYS[low]))
@@ -277,18 +257,17 @@ def _core_list(where: str, value: Any) -> List[int]:
                 raise SlurmConfError("%s %r is not a core list such as '0-51' or '0-25,52-77'" % (where, value))
             cores.extend(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
         return cores
-    if isinstance(value, (list, tuple)) and value and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 0xFFFF
-                                                          for c in value):
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 0xFFFF for c in value):
         return list(value)
-    raise SlurmConfError("%s must be a core list string or a list of core numbers, got %r" % (where, value))
+    raise must_be(where, value, "a core list string or a list of core numbers", SlurmConfError)
 
 
 def _gres_entry(index: int, entry: Any) -> Tuple[List[str], List[str], Optional[int], str, str]:
     """(nodes, lines, device count or None for AutoDetect, name, type)."""
-    fields = {"nodes", "autodetect", "name", "type", "gpus", "numa_cores", "count", "device"}
-    if not isinstance(entry, Mapping) or set(entry) - fields:
-        raise SlurmConfError("gres entry %d must be a mapping with fields %s, got %r" % (index, ", ".join(sorted(fields)), entry))
-    names = _names("gres entry %d nodes" % index, entry.get("nodes"))
+    mapping_of("gres entry %d" % index, entry, SlurmConfError, "a mapping with fields %s" % ", ".join(_GRES_FIELDS))
+    unknown_keys("gres entry %d" % index, entry, _GRES_FIELDS, SlurmConfError)
+    names = hostlist_names("gres entry %d nodes" % index, entry.get("nodes"), SlurmConfError)
     hosts = compress_hostlist(names)
     where = "gres.conf NodeName=%s" % hosts
     name, model = entry.get("name", "gpu"), entry.get("type")
@@ -308,17 +287,18 @@ def _gres_entry(index: int, entry: Any) -> Tuple[List[str], List[str], Optional[
             _positive_int(where + " count", count, 1, 0xFFFFFFFF)
         return names, ["NodeName=%s AutoDetect=%s" % (hosts, mode)], count, name, model or ""
     gpus = entry.get("gpus")
-    if not isinstance(gpus, (list, tuple)) or not gpus:
+    if gpus is None:
         raise SlurmConfError("%s needs gpus: [{index, numa_node}] (or autodetect: nvml)" % where)
+    list_of(where + " gpus", gpus, SlurmConfError, "a list [{index, numa_node}]", allow_empty=False)
     numa_cores = entry.get("numa_cores")
-    if numa_cores is not None and not isinstance(numa_cores, Mapping):
-        raise SlurmConfError("%s numa_cores must map NUMA node -> cores, got %r" % (where, numa_cores))
+    if numa_cores is not None:
+        mapping_of(where + " numa_cores", numa_cores, SlurmConfError, "a mapping of NUMA node to cores")
     by_numa: Dict[Any, List[int]] = {}
     seen = set()
     for number, gpu in enumerate(gpus):
         spot = "%s gpus[%d]" % (where, number)
         if not isinstance(gpu, Mapping) or "index" not in gpu:
-            raise SlurmConfError("%s must be {index, numa_node}, got %r" % (spot, gpu))
+            raise must_be(spot, gpu, "a mapping {index, numa_node}", SlurmConfError)
         gpu_index = _positive_int(spot + " index", gpu["index"], 0, 0xFFFF)
         if gpu_index in seen:
             raise SlurmConfError("%s: GPU index %d is listed twice" % (spot, gpu_index))
@@ -351,8 +331,7 @@ def _gres_entry(index: int, entry: Any) -> Tuple[List[str], List[str], Optional[
 def gres_conf_lines(gres: Any, nodes: Any = None, version: Any = "22.05") -> List[str]:
     """gres.conf lines; with ``nodes``, also :func:`check_gres_counts` and core ranges."""
     slurm_release(version)
-    if not isinstance(gres, (list, tuple)) or not gres:
-        raise SlurmConfError("gres must be a non-empty list of gres.conf entries, got %r" % (gres,))
+    list_of("gres", gres, SlurmConfError, "a non-empty list of gres.conf entries", allow_empty=False)
     lines, owner = [], {}
     for index, entry in enumerate(gres):
         names, entry_lines, _count, name, _model = _gres_entry(index, entry)

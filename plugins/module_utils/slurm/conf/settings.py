@@ -25,6 +25,7 @@ import re
 from typing import Any, Dict, List, Mapping, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import mapping_of, must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import keys as slurm_keys
 
 
@@ -155,8 +156,7 @@ def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict
     """
     if conf not in CONF_FILES:
         raise SlurmConfError("configuration file %r is not one of %s" % (conf, ", ".join(CONF_FILES)))
-    if not isinstance(settings, Mapping):
-        raise SlurmConfError("%s settings must be a mapping of Key: value, got %s" % (conf, type(settings).__name__))
+    mapping_of("%s settings" % conf, settings, SlurmConfError, "a mapping of Key: value")
     release = slurm_release(version)
     table = key_table(conf, release)
     status = {k.lower(): (k,) + v for k, v in slurm_keys.key_status(release, conf).items()}
@@ -175,8 +175,8 @@ def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict
     out: Dict[str, Any] = {}
     translated: List[Dict[str, str]] = []
     warnings: List[str] = []
-    controller_keys = {k: v for k, v in found.items()
-                       if conf == "slurm.conf" and k in ("controlmachine", "controladdr", "backupcontroller", "backupaddr")}
+    controller_keys = {k: v for k, v in found.items() if conf == "slurm.conf"
+                       and k in ("controlmachine", "controladdr", "backupcontroller", "backupaddr")}
     for low, (key, value) in found.items():
         if low in controller_keys:
             continue
@@ -296,8 +296,7 @@ def _check_scalar(conf: str, key: str, value: Any, typ: str) -> str:
             raise SlurmConfError("%s=%r: expected a finite number, not NaN or infinity" % (where, value))
         return repr(value)
     if not isinstance(value, str):
-        raise SlurmConfError("%s=%r: value must be a string, number, boolean or list, not %s"
-                             % (where, value, type(value).__name__))
+        raise must_be(where, value, "a string, number, boolean or list", SlurmConfError)
     if not value:
         raise SlurmConfError("%s is empty; omit the key to get Slurm's default" % where)
     if input_rules.CONTROL_RE.search(value):
@@ -362,8 +361,7 @@ def _check_port(conf: str, key: str, value: Any) -> str:
         return SlurmConfError("%s: %r is not allowed; expected %s%s" % (where, value, _PORT_ALLOWED[form], why))
 
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SlurmConfError("%s must be a number or a string (%s), got %r of type %s"
-                             % (where, _PORT_ALLOWED[form], value, type(value).__name__))
+        raise must_be(where, value, "a number or a string (%s)" % _PORT_ALLOWED[form], SlurmConfError)
     text = str(value)
     if form == "node":
         match = _NODE_PORT_RE.fullmatch(text)
@@ -452,7 +450,7 @@ def cgroup_conf(version: Any, constrain_devices: bool = True, constrain_cores: b
     for name, flag in (("constrain_devices", constrain_devices), ("constrain_cores", constrain_cores),
                        ("constrain_ram", constrain_ram)):
         if not isinstance(flag, bool):
-            raise SlurmConfError("cgroup_conf %s must be true or false, got %r" % (name, flag))
+            raise must_be("cgroup_conf %s" % name, flag, "true or false", SlurmConfError)
     settings = {"CgroupPlugin": cgroup_plugin, "ConstrainCores": constrain_cores,
                 "ConstrainDevices": constrain_devices, "ConstrainRAMSpace": constrain_ram}
     return render_conf_lines(check_settings("cgroup.conf", settings, release)["settings"],

@@ -135,7 +135,8 @@ def preempt_mode(value: Any) -> Tuple[str, bool, bool]:
                              % (_show(value), len(modes), ", ".join(modes), PREEMPT_MODE_ALLOWED))
     if gang and within:
         raise SlurmConfError("slurm.conf PreemptMode=%s combines GANG and WITHIN, which Slurm refuses "
-                             "(slurm_protocol_defs.c preempt_mode_num); expected %s" % (_show(value), PREEMPT_MODE_ALLOWED))
+                             "(slurm_protocol_defs.c preempt_mode_num); expected %s"
+                             % (_show(value), PREEMPT_MODE_ALLOWED))
     if modes:
         mode = {"CLUSTER": "OFF", "ON": "SUSPEND"}.get(modes[0], modes[0])
     return mode, gang, within

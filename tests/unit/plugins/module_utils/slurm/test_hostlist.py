@@ -18,6 +18,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist im
     count_hosts,
     expand_hostlist,
     host_sort_key,
+    hostlist_names,
     sort_hosts,
     split_hostname,
 )
@@ -172,9 +173,9 @@ def test_mixed_padding_uses_slurm_host_order():
 
 @pytest.mark.parametrize("names, message", [
     ([], r"empty list"),
-    (["n1", 3], r"item 1 is int 3, not a host name string"),
+    (["n1", 3], r"item 1 must be a host name string \(quote it, e\.g\. '3'\), got 3 of type int"),
     (["n[1-2"], r"never closed"),
-    ({"n1": 1}, r"needs a list of host names"),
+    ({"n1": 1}, r"must be a list of host names, got \{'n1': 1\} of type dict"),
 ])
 def test_compress_refuses_bad_input(names, message):
     with pytest.raises(HostlistError, match=message):
@@ -265,9 +266,9 @@ def test_compress_handles_a_full_rack_row_quickly():
 # ---------------------------------------------------------------- refusals in full (mutation tests)
 @pytest.mark.parametrize("bad, said", [
     ("gpu01", None),  # not refused: a control for the cases below
-    (42, "sort_hosts needs a list of host names, got int 42"),
+    (42, "sort_hosts must be a list of host names, got 42 of type int"),
     ([], "sort_hosts got an empty list of host names; give at least one name"),
-    (["gpu01", 7], "sort_hosts: item 1 is int 7, not a host name string; quote it, e.g. '7'"),
+    (["gpu01", 7], "sort_hosts item 1 must be a host name string (quote it, e.g. '7'), got 7 of type int"),
 ])
 def test_sort_hosts_refusals_name_sort_hosts(bad, said):
     if said is None:
@@ -309,7 +310,8 @@ def test_expression_refusals_whole_message(expr, said):
 def test_compress_refusals_name_compress_hostlist():
     with pytest.raises(HostlistError) as err:
         compress_hostlist(["gpu01", None])
-    assert str(err.value) == "compress_hostlist: item 1 is NoneType None, not a host name string; quote it, e.g. 'None'"
+    assert str(err.value) == ("compress_hostlist item 1 must be a host name string (quote it, e.g. 'None'), got None "
+                              "of type NoneType")
 
 
 @pytest.mark.parametrize("expr, said", [
@@ -345,9 +347,31 @@ def test_printable_ascii_bounds():
 @pytest.mark.parametrize("expr, said", [
     ("[1", "hostlist '[1': the bracket opened at position 0 is never closed; add ']'"),
     (" \t", "hostlist ' \\t' is empty; give at least one host name, e.g. 'gpu[01-08]'"),
-    (5, "hostlist must be a string such as 'gpu[01-08],login1', got int 5"),
+    (5, "hostlist must be a string such as 'gpu[01-08],login1', got 5 of type int"),
 ])
 def test_more_refusals_whole_message(expr, said):
     with pytest.raises(HostlistError) as err:
         expand_hostlist(expr)
     assert str(err.value) == said
+
+
+# ---------------------------------------------------------------- hostlist_names (the callers' own error class)
+class _CallerError(ValueError):
+    pass
+
+
+@pytest.mark.parametrize("value, names", [("n[1-2]", ["n1", "n2"]), (["n1", "m[1-2]"], ["n1", "m1", "m2"])])
+def test_hostlist_names_of_an_expression_or_a_list(value, names):
+    assert hostlist_names("nodes", value, _CallerError) == names
+
+
+@pytest.mark.parametrize("value, message", [
+    ([], "nodes must be a hostlist string or a non-empty list of names, got [] of type list"),
+    (5, "nodes must be a hostlist string or a non-empty list of names, got 5 of type int"),
+    ("n[1", "nodes: hostlist 'n[1': the bracket opened at position 1 is never closed; add ']'"),
+    (["n1", 3], "nodes: hostlist must be a string such as 'gpu[01-08],login1', got 3 of type int"),
+])
+def test_hostlist_names_refuses_with_the_callers_error(value, message):
+    with pytest.raises(_CallerError) as err:
+        hostlist_names("nodes", value, _CallerError)
+    assert str(err.value) == message

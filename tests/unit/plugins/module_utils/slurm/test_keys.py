@@ -25,7 +25,8 @@ import pytest
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import keys as slurm_keys
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))))
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))))
 _PINNED = os.path.join(_REPO, "tests", "fixtures", "slurm-keys")
 RELEASES = {"22.05": "slurm-22-05-8-1", "23.11": "slurm-23-11-4-1", "24.11": "slurm-24-11-5-1"}
 sys.path.insert(0, os.path.join(_REPO, "docs", "tools"))
@@ -102,7 +103,8 @@ def test_derive_rebuilds_the_23_11_source_tables_from_22_05():
     derived = slurm_keys._derive(slurm_keys._TABLES_22_05)
     assert {conf: sorted(rows) for conf, rows in derived.items()} == _pinned_rows("slurm-23-11-4-1")
     # the 22.05 tables it started from are left as they were (and still equal their own source)
-    assert {conf: sorted(rows) for conf, rows in slurm_keys._TABLES_22_05.items()} == before == _pinned_rows("slurm-22-05-8-1")
+    assert {conf: sorted(rows) for conf, rows in slurm_keys._TABLES_22_05.items()} == before == _pinned_rows(
+        "slurm-22-05-8-1")
 
 
 def test_key_status_merges_release_entries_over_the_common_ones():
@@ -113,12 +115,14 @@ def test_key_status_merges_release_entries_over_the_common_ones():
     assert len(status) == 11 + 8
     assert "RoutePlugin" not in slurm_keys.key_status("22.05", "slurm.conf")
     assert sorted(slurm_keys.key_status("24.11", "cgroup.conf")) == [
-        "AllowedDevicesFile", "CgroupAutomount", "CgroupReleaseAgentDir", "MemoryLimitEnforcement", "MemoryLimitThreshold"]
+        "AllowedDevicesFile", "CgroupAutomount", "CgroupReleaseAgentDir", "MemoryLimitEnforcement",
+        "MemoryLimitThreshold"]
 
 
 @pytest.mark.parametrize("version,conf,expected", [
     ("22.05", "topology.conf", {}),
-    ("99.99", "gres.conf:line", {"CPUs": ("renamed", "Cores", "gres.c: 'CPUs to bind to Gres resource (deprecated, use Cores)'")}),
+    ("99.99", "gres.conf:line",
+     {"CPUs": ("renamed", "Cores", "gres.c: 'CPUs to bind to Gres resource (deprecated, use Cores)'")}),
     ("24.11", "gres.conf", {}),
 ])
 def test_key_status_of_files_and_releases_without_entries(version, conf, expected):

@@ -95,6 +95,24 @@ def test_refused_options_name_the_field(params, message):
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize("params, message", [
+    ({"cluster": "lab", "qos": "normal"}, "qos must be a list of mappings, got 'normal' of type str"),
+    ({"cluster": "lab", "accounts": [{"name": "a", "qos": "normal"}]},
+     "accounts[0].qos must be a list of names, got 'normal' of type str"),
+    ({"cluster": "lab", "users": [{"name": "u", "default_account": "a", "accounts": "a"}]},
+     "users[0].accounts must be a list of names, got 'a' of type str"),
+    ({"cluster": "lab", "qos": [{"name": "a", "flags": "NoDecay"}]},
+     "qos[0].flags must be a list of QOS flags, got 'NoDecay' of type str"),
+    ({"cluster": "lab", "qos": [{"name": "a", "max_wall": 1.5}]},
+     "qos[0].max_wall must be minutes (a whole number) or a Slurm time string such as '2-00:00:00', got 1.5 of type "
+     "float"),
+])
+def test_options_of_the_wrong_type_are_refused_in_full(params, message):
+    with pytest.raises(SlurmAccountError) as err:
+        policy(params)
+    assert str(err.value) == message
+
+
 # ----------------------------------------------------------------------------------------------- properties
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(hostile_text(1, 24), near_valid(st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True))))

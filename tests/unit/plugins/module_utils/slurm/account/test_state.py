@@ -60,6 +60,9 @@ def test_rows_with_the_wrong_field_count_are_refused():
         parse_rows("root|x\n", ACCOUNT_COLUMNS, "show account")
     with pytest.raises(SlurmAccountError, match="does not read as"):
         read_state("lab", {"qos": "|".join(["normal", "d", "high"] + [""] * 10) + "\n"})
+    with pytest.raises(SlurmAccountError) as err:
+        parse_rows(b"root|x|y\n", ACCOUNT_COLUMNS, "show account")
+    assert str(err.value) == "show account must be sacctmgr's output as text, got b'root|x|y\\n' of type bytes"
 
 
 def test_squeue_jobs_recorded():

@@ -86,7 +86,7 @@ def test_groups_split_on_any_difference_and_sort_by_host():
     ({"features": ["a b"]}, r"features\[0\]: 'a b' is not allowed; expected a letter or digit"),
     ({"extra": {"CPUs": 4}}, r"extra sets CPUs"),
     ({"extra": {"RestrictedCoresPerGPU": 4}}, r"'RestrictedCoresPerGPU' is not accepted by Slurm 23.11"),
-    ({"colour": "red"}, r"unknown field\(s\) colour"),
+    ({"colour": "red"}, r"node 0 \(compute01\) has unknown key\(s\) 'colour'; allowed: boards, "),
 ])
 def test_node_refusals(over, message):
     with pytest.raises(SlurmConfError, match=message):
@@ -190,7 +190,7 @@ def test_gres_count_and_core_refusals(entry, message):
     ([{"nodes": "n1", "autodetect": "nvml", "gpus": [{"index": 0}]}], r"both autodetect and gpus"),
     ([{"nodes": "n1"}], r"needs gpus"),
     ([{"nodes": "n1", "autodetect": "nvml"}, {"nodes": "n[1-2]", "autodetect": "nvml"}], r"node n1 gets gpu from gres entries 0 and 1"),
-    ([{"nodes": "n1", "gpus": [{"index": 0}], "numa_cores": {0: "5-3"}, "gpus_": 1}], r"must be a mapping with fields"),
+    ([{"nodes": "n1", "gpus": [{"index": 0}], "numa_cores": {0: "5-3"}, "gpus_": 1}], r"has unknown key\(s\) 'gpus_'"),
 ])
 def test_gres_entry_refusals(entries, message):
     with pytest.raises(SlurmConfError, match=message):
@@ -258,9 +258,9 @@ def test_node_cpus_default_to_the_product_and_boards_spread_sockets():
 
 @pytest.mark.parametrize("over, message", [
     ({"sockets": 65536}, "node n1 sockets=65536 is outside 1..65535"),
-    ({"sockets": True}, "node n1 sockets must be a whole number, got True"),
+    ({"sockets": True}, "node n1 sockets must be a whole number, got True of type bool"),
     ({"cores_per_socket": 0}, "node n1 cores_per_socket=0 is outside 1..65535"),
-    ({"threads_per_core": "2"}, "node n1 threads_per_core must be a whole number, got '2'"),
+    ({"threads_per_core": "2"}, "node n1 threads_per_core must be a whole number, got '2' of type str"),
     ({"boards": 0}, "node n1 boards=0 is outside 1..65535"),
     ({"boards": 3, "sockets": 2},
      "node n1: sockets=2 is not a multiple of boards=3; Slurm's Sockets is the node total, spread evenly over the "
@@ -272,7 +272,7 @@ def test_node_cpus_default_to_the_product_and_boards_spread_sockets():
     ({"cpus": 0}, "node n1 cpus=0 is outside 1..65535"),
     ({"real_memory": 0}, "node n1 real_memory (MiB)=0 is outside 1..18446744073709551615"),
     ({"real_memory": 2 ** 64}, "node n1 real_memory (MiB)=18446744073709551616 is outside 1..18446744073709551615"),
-    ({"features": "h100"}, "node n1 features must be a list of names, got 'h100'"),
+    ({"features": "h100"}, "node n1 features must be a list of names, got 'h100' of type str"),
     ({"features": ["ib", "a b"]}, "node n1 features[1]: 'a b' is not allowed; expected a letter or digit, then up "
                                   "to 63 letters, digits, '.', '_' or '-'"),
     ({"features": ["ib", "ib"]}, "node n1 features ['ib', 'ib'] repeat a feature"),
@@ -285,13 +285,11 @@ def test_node_cpus_default_to_the_product_and_boards_spread_sockets():
     ({"extra": {"Zzz": 4}}, "slurm.conf NodeName key 'Zzz' is not accepted by Slurm 22.05 (%s): %s; remove it"
                             % (SRC_22, UNKNOWN)),
     ({"extra": {"TmpDisk": 2 ** 32}}, "NodeName TmpDisk=4294967296 is outside 0..4294967295 (Slurm parses it as u32)"),
-    ({"gres": "gpu:8"}, "node n1 gres must be a list of {type, model, count}, got 'gpu:8'"),
-    ({"gres": ["gpu"]}, "node n1 gres[0] must be a mapping with type, optional model and count, got 'gpu'"),
-    ({"gres": [{"count": 1}]}, "node n1 gres[0] must be a mapping with type, optional model and count, got "
-                               "{'count': 1}"),
+    ({"gres": "gpu:8"}, "node n1 gres must be a list of {type, model, count}, got 'gpu:8' of type str"),
+    ({"gres": ["gpu"]}, "node n1 gres[0] must be a mapping with type, optional model and count, got 'gpu' of type str"),
+    ({"gres": [{"count": 1}]}, "node n1 gres[0] is missing 'type' (it has: count)"),
     ({"gres": [{"type": "gpu", "count": 1, "colour": "red"}]},
-     "node n1 gres[0] must be a mapping with type, optional model and count, got {'type': 'gpu', 'count': 1, "
-     "'colour': 'red'}"),
+     "node n1 gres[0] has unknown key(s) 'colour'; allowed: count, model, type"),
     ({"gres": [{"type": 5, "count": 1}]},
      "node n1 gres[0] type: 5 is not allowed; expected a letter, then up to 63 letters, digits or '_' (e.g. gpu)"),
     ({"gres": [{"type": "gpu", "model": "h 100", "count": 1}]},
@@ -314,12 +312,12 @@ def test_extra_keys_are_read_in_case_insensitive_order():
 
 
 @pytest.mark.parametrize("nodes, message", [
-    ([], "nodes must be a non-empty list of node mappings, got []"),
-    ("n1", "nodes must be a non-empty list of node mappings, got 'n1'"),
-    (["n1"], "node 0 must be a mapping with name, cpus, sockets, ..., got 'n1'"),
+    ([], "nodes must not be empty"),
+    ("n1", "nodes must be a non-empty list of node mappings, got 'n1' of type str"),
+    (["n1"], "node 0 must be a mapping with name, cpus, sockets, ..., got 'n1' of type str"),
     ([small("n1", colour="red", age=3)],
-     "node 0 (n1): unknown field(s) age, colour; known: name, cpus, boards, sockets, cores_per_socket, "
-     "threads_per_core, real_memory, gres, features, weight, extra"),
+     "node 0 (n1) has unknown key(s) 'age', 'colour'; allowed: boards, cores_per_socket, cpus, extra, features, gres, "
+     "name, real_memory, sockets, threads_per_core, weight"),
     ([small("n 1")], "node 0 name: 'n 1' is not allowed; expected a letter or digit, then up to 63 letters, digits, "
                      "'.', '_' or '-'"),
     ([small("n1"), small("n2"), small("n1")], "node n1 is listed twice (items 0 and 2); give each node once"),
@@ -354,26 +352,29 @@ def test_partition_every_field():
 
 
 @pytest.mark.parametrize("parts, message", [
-    ([], "partitions must be a non-empty list of partition mappings, got []"),
-    ("a", "partitions must be a non-empty list of partition mappings, got 'a'"),
-    (["a"], "partition 0 must be a mapping with fields name, nodes, default, max_time, state, extra, got 'a'"),
+    ([], "partitions must not be empty"),
+    ("a", "partitions must be a non-empty list of partition mappings, got 'a' of type str"),
+    (["a"], "partition 0 must be a mapping with fields name, nodes, default, max_time, state, extra, got 'a' of type "
+            "str"),
     ([{"name": "a", "nodes": "ALL", "colour": "red"}],
-     "partition 0 must be a mapping with fields name, nodes, default, max_time, state, extra, got {'name': 'a', "
-     "'nodes': 'ALL', 'colour': 'red'}"),
+     "partition 0 has unknown key(s) 'colour'; allowed: default, extra, max_time, name, nodes, state"),
     ([{"name": "a b", "nodes": "ALL"}], "partition 0 name: 'a b' is not allowed; expected a letter or digit, then "
                                         "up to 63 letters, digits, '.', '_' or '-'"),
     ([{"name": "Default", "nodes": "ALL"}],
      "partition 0 name 'Default' is Slurm's keyword for defaults; choose another name"),
     ([{"name": "a", "nodes": "ALL"}, {"name": "a", "nodes": "ALL"}],
      "partition a is defined twice; Slurm would merge or reject it"),
-    ([{"name": "a", "nodes": []}], "partition a nodes must be a hostlist string or a non-empty list of names, got []"),
-    ([{"name": "a", "nodes": 5}], "partition a nodes must be a hostlist string or a non-empty list of names, got 5"),
+    ([{"name": "a", "nodes": []}],
+     "partition a nodes must be a hostlist string or a non-empty list of names, got [] of type list"),
+    ([{"name": "a", "nodes": 5}],
+     "partition a nodes must be a hostlist string or a non-empty list of names, got 5 of type int"),
     ([{"name": "a", "nodes": "n[1-5]"}],
      "partition a references node(s) n[4-5] that have no NodeName line; add them to the node list or remove them"),
     ([{"name": "a", "nodes": ["n1", "n2"]}],
      "node(s) n3 are in no partition, so no job could ever use them; add them to a partition or drop their NodeName "
      "line"),
-    ([{"name": "a", "nodes": "ALL", "default": "yes"}], "partition a default must be true or false, got 'yes'"),
+    ([{"name": "a", "nodes": "ALL", "default": "yes"}],
+     "partition a default must be true or false, got 'yes' of type str"),
     ([{"name": "a", "nodes": "ALL", "default": True}, {"name": "b", "nodes": "ALL", "default": True}],
      "partitions a and b are both default; Slurm takes one default partition"),
     ([{"name": "a", "nodes": "ALL", "max_time": True}],
@@ -444,11 +445,11 @@ W = "gres.conf NodeName=n1"
 
 @pytest.mark.parametrize("entry, message", [
     ("n1", "gres entry 0 must be a mapping with fields autodetect, count, device, gpus, name, nodes, numa_cores, "
-           "type, got 'n1'"),
+           "type, got 'n1' of type str"),
     ({"nodes": "n1", "gpu": [{"index": 0}]},
-     "gres entry 0 must be a mapping with fields autodetect, count, device, gpus, name, nodes, numa_cores, type, got "
-     "{'nodes': 'n1', 'gpu': [{'index': 0}]}"),
-    ({"nodes": []}, "gres entry 0 nodes must be a hostlist string or a non-empty list of names, got []"),
+     "gres entry 0 has unknown key(s) 'gpu'; allowed: autodetect, count, device, gpus, name, nodes, numa_cores, "
+     "type"),
+    ({"nodes": []}, "gres entry 0 nodes must be a hostlist string or a non-empty list of names, got [] of type list"),
     ({"nodes": "n1", "name": 5}, "%s name: 5 is not allowed; expected a letter, then up to 63 letters, digits or '_' "
                                  "(e.g. gpu)" % W),
     ({"nodes": "n1", "type": "a 100"}, "%s type (e.g. h100): 'a 100' is not allowed; expected a letter or digit, "
@@ -458,12 +459,14 @@ W = "gres.conf NodeName=n1"
      "%s has both autodetect and gpus; AutoDetect finds the devices itself, give one or the other" % W),
     ({"nodes": "n1", "autodetect": "nvml", "count": 0}, "%s count=0 is outside 1..4294967295" % W),
     ({"nodes": "n1", "autodetect": "nvml", "count": 2 ** 32}, "%s count=4294967296 is outside 1..4294967295" % W),
-    ({"nodes": "n1", "gpus": []}, "%s needs gpus: [{index, numa_node}] (or autodetect: nvml)" % W),
-    ({"nodes": "n1", "gpus": "0"}, "%s needs gpus: [{index, numa_node}] (or autodetect: nvml)" % W),
-    ({"nodes": "n1", "gpus": [{"index": 0}], "numa_cores": [0]}, "%s numa_cores must map NUMA node -> cores, got [0]"
-     % W),
-    ({"nodes": "n1", "gpus": [0]}, "%s gpus[0] must be {index, numa_node}, got 0" % W),
-    ({"nodes": "n1", "gpus": [{"numa_node": 0}]}, "%s gpus[0] must be {index, numa_node}, got {'numa_node': 0}" % W),
+    ({"nodes": "n1"}, "%s needs gpus: [{index, numa_node}] (or autodetect: nvml)" % W),
+    ({"nodes": "n1", "gpus": []}, "%s gpus must not be empty" % W),
+    ({"nodes": "n1", "gpus": "0"}, "%s gpus must be a list [{index, numa_node}], got '0' of type str" % W),
+    ({"nodes": "n1", "gpus": [{"index": 0}], "numa_cores": [0]},
+     "%s numa_cores must be a mapping of NUMA node to cores, got [0] of type list" % W),
+    ({"nodes": "n1", "gpus": [0]}, "%s gpus[0] must be a mapping {index, numa_node}, got 0 of type int" % W),
+    ({"nodes": "n1", "gpus": [{"numa_node": 0}]},
+     "%s gpus[0] must be a mapping {index, numa_node}, got {'numa_node': 0} of type dict" % W),
     ({"nodes": "n1", "gpus": [{"index": 65536}]}, "%s gpus[0] index=65536 is outside 0..65535" % W),
     ({"nodes": "n1", "gpus": [{"index": 0}, {"index": 0}]}, "%s gpus[1]: GPU index 0 is listed twice" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 65536}]}, "%s gpus[0] numa_node=65536 is outside 0..65535"
@@ -481,25 +484,25 @@ W = "gres.conf NodeName=n1"
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: "0-3,x"}},
      "%s numa_cores[0] '0-3,x' is not a core list such as '0-51' or '0-25,52-77'" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: 5}},
-     "%s numa_cores[0] must be a core list string or a list of core numbers, got 5" % W),
+     "%s numa_cores[0] must be a core list string or a list of core numbers, got 5 of type int" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: []}},
-     "%s numa_cores[0] must be a core list string or a list of core numbers, got []" % W),
+     "%s numa_cores[0] must be a core list string or a list of core numbers, got [] of type list" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: [True]}},
-     "%s numa_cores[0] must be a core list string or a list of core numbers, got [True]" % W),
+     "%s numa_cores[0] must be a core list string or a list of core numbers, got [True] of type list" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: ["1"]}},
-     "%s numa_cores[0] must be a core list string or a list of core numbers, got ['1']" % W),
+     "%s numa_cores[0] must be a core list string or a list of core numbers, got ['1'] of type list" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: [65536]}},
-     "%s numa_cores[0] must be a core list string or a list of core numbers, got [65536]" % W),
+     "%s numa_cores[0] must be a core list string or a list of core numbers, got [65536] of type list" % W),
     ({"nodes": "n1", "gpus": [{"index": 0, "numa_node": 0}], "numa_cores": {0: [-1]}},
-     "%s numa_cores[0] must be a core list string or a list of core numbers, got [-1]" % W),
+     "%s numa_cores[0] must be a core list string or a list of core numbers, got [-1] of type list" % W),
 ])
 def test_gres_entry_refusals_in_full(entry, message):
     assert said(gres_conf_lines, [entry]) == message
 
 
 @pytest.mark.parametrize("gres, message", [
-    ([], "gres must be a non-empty list of gres.conf entries, got []"),
-    ("x", "gres must be a non-empty list of gres.conf entries, got 'x'"),
+    ([], "gres must not be empty"),
+    ("x", "gres must be a non-empty list of gres.conf entries, got 'x' of type str"),
     ([{"nodes": "n1", "autodetect": "nvml"}, {"nodes": "n[1-2]", "autodetect": "nvml"}],
      "node n1 gets gpu from gres entries 0 and 1; describe each node's gpu once"),
 ])

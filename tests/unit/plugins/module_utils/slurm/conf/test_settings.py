@@ -278,7 +278,7 @@ def test_settings_of_an_unknown_file_or_type():
     assert said(check_settings, "x.conf", {}, "22.05") == (
         "configuration file 'x.conf' is not one of slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf")
     assert said(check_settings, "cgroup.conf", ["ConstrainCores"], "22.05") == (
-        "cgroup.conf settings must be a mapping of Key: value, got list")
+        "cgroup.conf settings must be a mapping of Key: value, got ['ConstrainCores'] of type list")
 
 
 @pytest.mark.parametrize("key", [5, "", None])
@@ -544,9 +544,9 @@ def test_float_keys(value, text):
     ("cgroup.conf", {"AllowedRAMSpace": "inf"},
      "cgroup.conf AllowedRAMSpace='inf' is not a number such as 95 or 99.5 (Slurm parses it as float)"),
     ("slurm.conf", {"ClusterName": None},
-     "slurm.conf ClusterName=None: value must be a string, number, boolean or list, not NoneType"),
+     "slurm.conf ClusterName must be a string, number, boolean or list, got None of type NoneType"),
     ("slurm.conf", {"ClusterName": b"x"},
-     "slurm.conf ClusterName=b'x': value must be a string, number, boolean or list, not bytes"),
+     "slurm.conf ClusterName must be a string, number, boolean or list, got b'x' of type bytes"),
     ("slurm.conf", {"ClusterName": ""}, "slurm.conf ClusterName is empty; omit the key to get Slurm's default"),
     ("slurm.conf", {"ClusterName": "a\nb"},
      "slurm.conf ClusterName='a\\nb' contains a control character (a line break, tab, NUL, ESC ...); expected "
@@ -670,9 +670,9 @@ def test_cgroup_conf_every_flag_off():
 @pytest.mark.parametrize("kwargs, message", [
     ({"cgroup_plugin": "disabled"},
      "cgroup.conf CgroupPlugin='disabled' is not accepted by Slurm 23.11; use one of autodetect, cgroup/v1, cgroup/v2"),
-    ({"constrain_devices": "yes"}, "cgroup_conf constrain_devices must be true or false, got 'yes'"),
-    ({"constrain_cores": 1}, "cgroup_conf constrain_cores must be true or false, got 1"),
-    ({"constrain_ram": None}, "cgroup_conf constrain_ram must be true or false, got None"),
+    ({"constrain_devices": "yes"}, "cgroup_conf constrain_devices must be true or false, got 'yes' of type str"),
+    ({"constrain_cores": 1}, "cgroup_conf constrain_cores must be true or false, got 1 of type int"),
+    ({"constrain_ram": None}, "cgroup_conf constrain_ram must be true or false, got None of type NoneType"),
 ])
 def test_cgroup_conf_refusals_in_full(kwargs, message):
     assert said(cgroup_conf, "23.11", **kwargs) == message
