@@ -300,6 +300,14 @@ def test_a_list_over_max_hosts_is_refused_naming_the_item():
                  "digits; write e.g. '7' or '01-16'"),
     ("n[1-100001]", "hostlist 'n[1-100001]' expands to 100001 host names, more than the limit of 100000; split it "
                     "into smaller lists or check the ranges for a typo"),
+    # brackets and blanks at position zero (or one): the positions are counted from the expression's first character
+    ("[[1]]", "hostlist '[[1]]': '[' at position 1 opens a bracket inside the bracket opened at position 0; brackets "
+              "do not nest, close the first one with ']'"),
+    ("n[[1]]", "hostlist 'n[[1]]': '[' at position 2 opens a bracket inside the bracket opened at position 1; brackets "
+               "do not nest, close the first one with ']'"),
+    ("]n1", "hostlist ']n1': ']' at position 0 closes no bracket; add the matching '[' or remove it"),
+    ("[ 1]", "hostlist '[ 1]': blank ' ' at position 1 is not allowed; names hold only letters, digits, '.', '_' and '-' "
+             "and are separated by ',' (a blank or line break would split a slurm.conf line)"),
 ])
 def test_expression_refusals_whole_message(expr, said):
     with pytest.raises(HostlistError) as err:
@@ -312,21 +320,6 @@ def test_compress_refusals_name_compress_hostlist():
         compress_hostlist(["gpu01", None])
     assert str(err.value) == ("compress_hostlist item 1 must be a host name string (quote it, e.g. 'None'), got None "
                               "of type NoneType")
-
-
-@pytest.mark.parametrize("expr, said", [
-    ("[[1]]", "hostlist '[[1]]': '[' at position 1 opens a bracket inside the bracket opened at position 0; brackets "
-              "do not nest, close the first one with ']'"),
-    ("n[[1]]", "hostlist 'n[[1]]': '[' at position 2 opens a bracket inside the bracket opened at position 1; brackets "
-               "do not nest, close the first one with ']'"),
-    ("]n1", "hostlist ']n1': ']' at position 0 closes no bracket; add the matching '[' or remove it"),
-    ("[ 1]", "hostlist '[ 1]': blank ' ' at position 1 is not allowed; names hold only letters, digits, '.', '_' and '-' "
-             "and are separated by ',' (a blank or line break would split a slurm.conf line)"),
-])
-def test_bracket_refusals_at_position_zero_whole_message(expr, said):
-    with pytest.raises(HostlistError) as err:
-        expand_hostlist(expr)
-    assert str(err.value) == said
 
 
 def test_printable_ascii_bounds():
