@@ -8,11 +8,11 @@
 
 SLURM.git is a clone (bare or not) of SchedMD/slurm. The output pins, per configuration file, every
 ``{"Name", S_P_TYPE[, handler]}`` row of the ``s_p_options_t`` arrays that parse it (order kept), with the tag's
-commit. tests/unit/plugins/module_utils/test_slurm_keys_source.py checks plugins/module_utils/slurm/keys.py against
+commit. tests/unit/plugins/module_utils/slurm/test_keys.py checks plugins/module_utils/slurm/keys.py against
 these files, so a renamed key or a changed type in the catalogue fails the unit tests. The tests read only the
 pinned JSON; this script is needed only to pin another release.
 
-Type codes as in slurm_keys.py: str, u16, u32, u64, bool, float, lines (S_P_ARRAY); ``!defunct`` when the row's
+Type codes as in slurm/keys.py: str, u16, u32, u64, bool, float, lines (S_P_ARRAY); ``!defunct`` when the row's
 handler is ``_defunct_option`` (Slurm logs an error and ignores the value).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ TYPES = {"S_P_STRING": "str", "S_P_UINT16": "u16", "S_P_UINT32": "u32", "S_P_UIN
          "S_P_BOOLEAN": "bool", "S_P_FLOAT": "float", "S_P_ARRAY": "lines"}
 
 # conf -> list of (candidate source paths (the first that exists at the tag), array name, which occurrence).
-# The arrays are those named in slurm_keys.py's docstring.
+# The arrays are those named in slurm/keys.py's docstring.
 LAYOUT: Dict[str, List[Tuple[Sequence[str], str, int]]] = {
     "slurm.conf": [(("src/common/read_config.c",), "slurm_conf_options", 0)],
     "slurm.conf:NodeName": [(("src/common/read_config.c",), "_nodename_options", 0)],

@@ -64,7 +64,8 @@ _FQCN = "gpufleet.cluster.slurm_gres_lines"
 
 def slurm_gres_lines(gres, nodes=None, version="22.05"):
     """gres.conf lines, optionally checked against the slurm.conf node list."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError, gres_conf_lines
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.nodes import gres_conf_lines
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError
     if not isinstance(gres, list):
         raise AnsibleFilterError("%s: input must be a list of gres entries, got %s" % (_FQCN, type(gres).__name__))
     if nodes is not None and not isinstance(nodes, list):

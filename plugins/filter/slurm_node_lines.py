@@ -76,11 +76,8 @@ _FQCN = "gpufleet.cluster.slurm_node_lines"
 
 def slurm_node_lines(nodes, partitions=None, version="22.05"):
     """NodeName (and PartitionName) lines for slurm.conf."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
-        SlurmConfError,
-        node_lines,
-        partition_lines,
-    )
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.nodes import node_lines, partition_lines
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError
     if not isinstance(nodes, list):
         raise AnsibleFilterError("%s: input must be a list of node mappings, got %s" % (_FQCN, type(nodes).__name__))
     if partitions is not None and not isinstance(partitions, list):

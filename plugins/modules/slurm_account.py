@@ -277,12 +277,13 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.policy import (
-    SlurmAccountError,
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.plan import (
     command_failure,
     has_removals,
     plan,
-    policy,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.policy import SlurmAccountError, policy
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.state import (
     read_jobs,
     read_state,
     show_commands,

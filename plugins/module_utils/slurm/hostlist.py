@@ -33,9 +33,10 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Type, Union
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 
 #: Most names one expression (or one compress call) may produce; Slurm's own limit is
 #: 64K per bracket range, this guards the controller's memory in the same spirit.
@@ -190,9 +191,7 @@ def _parse_token(expr: str, token: str) -> Tuple[List[str], List[List[_Range]]]:
 
 def _tokens(expr: str, kind: str = "slurm_name") -> List[Tuple[str, List[str], List[List[_Range]]]]:
     if not isinstance(expr, str):
-        raise HostlistError(
-            "hostlist must be a string such as 'gpu[01-08],login1', got %s %r" % (type(expr).__name__, expr)
-        )
+        raise must_be("hostlist", expr, "a string such as 'gpu[01-08],login1'", HostlistError)
     if not expr.strip():
         raise HostlistError("hostlist %r is empty; give at least one host name, e.g. 'gpu[01-08]'" % (expr,))
     _check_chars(expr, kind)
@@ -271,6 +270,21 @@ def expand_hostlist(expr: str, kind: str = "slurm_name") -> List[str]:
     return names
 
 
+def hostlist_names(where: str, value: Any, error: Type[Exception]) -> List[str]:
+    """The names of a hostlist expression, or of a non-empty list of expressions, as :func:`expand_hostlist` gives
+    them; anything else, and an expression it refuses, is refused with the caller's ``error`` naming ``where``."""
+    if isinstance(value, str):
+        items = [value]
+    elif isinstance(value, (list, tuple)) and value:
+        items = list(value)
+    else:
+        raise must_be(where, value, "a hostlist string or a non-empty list of names", error)
+    try:
+        return [name for item in items for name in expand_hostlist(item)]
+    except HostlistError as exc:
+        raise error("%s: %s" % (where, exc)) from exc
+
+
 def split_hostname(name: str) -> Tuple[str, Optional[str]]:
     """``('gpu', '07')`` for ``gpu07``; ``('login', None)`` when there are no trailing digits."""
     match = _TRAILING_DIGITS_RE.fullmatch(name)
@@ -298,19 +312,15 @@ def _names_of(names: Union[str, Iterable[str]], what: str, kind: str = "slurm_na
     if isinstance(names, str):
         return expand_hostlist(names, kind)
     if not isinstance(names, (list, tuple, set, frozenset)):
-        raise HostlistError(
-            "%s needs a list of host names, got %s %r" % (what, type(names).__name__, names)
-        )
+        raise must_be(what, names, "a list of host names", HostlistError)
     items = list(names)
     if not items:
         raise HostlistError("%s got an empty list of host names; give at least one name" % what)
     expanded: List[str] = []
     for index, item in enumerate(items):
         if not isinstance(item, str):
-            raise HostlistError(
-                "%s: item %d is %s %r, not a host name string; quote it, e.g. '%s'"
-                % (what, index, type(item).__name__, item, item)
-            )
+            raise must_be("%s item %d" % (what, index), item, "a host name string (quote it, e.g. '%s')" % (item,),
+                          HostlistError)
         expanded.extend(expand_hostlist(item, kind))
         if len(expanded) > MAX_HOSTS:
             raise HostlistError(

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Catalogue of the keys Slurm's configuration parsers accept, per Slurm release (data only).
+"""Data: the catalogue of the keys Slurm's configuration parsers accept, per Slurm release (over 500 lines as data).
 
 Where each list comes from
 --------------------------
@@ -34,8 +34,8 @@ and kept as its differences from 22.05.8 in ``_DERIVED_23_11`` below.
 
 Every table is pinned: ``tests/fixtures/slurm-keys/<tag>.json`` holds each release's rows as
 ``docs/tools/slurm_keys_extract.py`` reads them from that tag of SchedMD/slurm (with the commit), and
-``tests/unit/plugins/module_utils/test_slurm_keys_source.py`` fails when a key here is renamed, retyped,
-missing or extra.
+``tests/unit/plugins/module_utils/slurm/test_keys.py`` fails when a key here is renamed, retyped, missing or
+extra.
 
 Type codes: str, u16, u32, u64, bool, float (Slurm's S_P_ types), lines (S_P_ARRAY: the key may be
 repeated, one value per line). A ``!defunct`` suffix marks keys Slurm still accepts through

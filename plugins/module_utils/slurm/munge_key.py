@@ -29,7 +29,8 @@ def decode_key(content_b64: str) -> bytes:
     try:
         key = base64.b64decode("".join(content_b64.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise MungeKeyError(f"the munge key is not valid base64 ({exc}); give the key file's bytes base64-encoded") from exc
+        raise MungeKeyError(
+            f"the munge key is not valid base64 ({exc}); give the key file's bytes base64-encoded") from exc
     check_length(len(key))
     return key
 
@@ -62,7 +63,8 @@ def key_file_problems(path: str) -> List[str]:
         problems.append(f"{path} is not a regular file")
         return problems
     if info.st_mode & 0o077:
-        problems.append(f"{path} has mode {stat.S_IMODE(info.st_mode):04o}: munged refuses a key group or others can access")
+        problems.append(
+            f"{path} has mode {stat.S_IMODE(info.st_mode):04o}: munged refuses a key group or others can access")
     if not KEY_MIN_BYTES <= info.st_size <= KEY_MAX_BYTES:
         problems.append(f"{path} holds {info.st_size} bytes, outside {KEY_MIN_BYTES}..{KEY_MAX_BYTES}")
     return problems

@@ -23,8 +23,10 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    list_of, mapping_of, must_be, unknown_keys)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import (
-    HostlistError, compress_hostlist, expand_hostlist, host_sort_key)
+    compress_hostlist, host_sort_key, hostlist_names)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
     SlurmConfError, slurm_release)
 
@@ -37,14 +39,7 @@ def _release_tuple(release: str) -> tuple:
 
 
 def _hosts(where: str, value: Any) -> List[str]:
-    try:
-        if isinstance(value, str):
-            return expand_hostlist(value)
-        if isinstance(value, (list, tuple)) and value:
-            return [name for item in value for name in expand_hostlist(item)]
-    except HostlistError as exc:
-        raise SlurmConfError("%s: %s" % (where, exc))
-    raise SlurmConfError("%s must be a hostlist string or a non-empty list, got %r" % (where, value))
+    return hostlist_names(where, value, SlurmConfError)
 
 
 def _check_name(kind: str, name: Any) -> str:
@@ -62,27 +57,26 @@ def _switches_of(fabric: Mapping[str, Any]) -> List[Dict[str, Any]]:
     if "switches" in fabric:
         if "leaves" in fabric or "spines" in fabric:
             raise SlurmConfError("tree fabric: give either switches or leaves/spines, not both")
-        raw = fabric["switches"]
-        if not isinstance(raw, (list, tuple)) or not raw:
-            raise SlurmConfError("tree fabric switches must be a non-empty list, got %r" % (raw,))
+        raw = list_of("tree fabric switches", fabric["switches"], SlurmConfError, "a non-empty list", allow_empty=False)
         for index, sw in enumerate(raw):
-            if not isinstance(sw, Mapping):
-                raise SlurmConfError("tree fabric switches[%d] must be a mapping {name, nodes or switches, "
-                                     "link_speed?}, got %r" % (index, sw))
+            mapping_of("tree fabric switches[%d]" % index, sw, SlurmConfError,
+                       "a mapping {name, nodes or switches, link_speed?}")
         return [dict(sw) for sw in raw]
     leaves, spines = fabric.get("leaves"), fabric.get("spines") or []
-    if not isinstance(leaves, (list, tuple)) or not leaves:
-        raise SlurmConfError("tree fabric needs leaves: [{name, nodes}] (or switches: [...]), got %r" % (leaves,))
-    if not isinstance(spines, (list, tuple)):
-        raise SlurmConfError("tree fabric spines must be a list of {name, leaves}, got %r" % (spines,))
+    if leaves is None:
+        raise SlurmConfError("tree fabric needs leaves: [{name, nodes}] (or switches: [...])")
+    list_of("tree fabric leaves", leaves, SlurmConfError, "a list of {name, nodes}", allow_empty=False)
+    list_of("tree fabric spines", spines, SlurmConfError, "a list of {name, leaves}")
     out = []
-    for leaf in leaves:
+    for index, leaf in enumerate(leaves):
         if not isinstance(leaf, Mapping) or "switches" in leaf or "leaves" in leaf:
-            raise SlurmConfError("leaf %r must be a mapping {name, nodes, link_speed?}" % (leaf,))
+            raise must_be("tree fabric leaves[%d]" % index, leaf, "a mapping {name, nodes, link_speed?}",
+                          SlurmConfError)
         out.append(dict(leaf))
-    for spine in spines:
+    for index, spine in enumerate(spines):
         if not isinstance(spine, Mapping) or "nodes" in spine:
-            raise SlurmConfError("spine %r must be a mapping {name, leaves, link_speed?} without nodes" % (spine,))
+            raise must_be("tree fabric spines[%d]" % index, spine,
+                          "a mapping {name, leaves, link_speed?} without nodes", SlurmConfError)
         item = {k: v for k, v in spine.items() if k != "leaves"}
         item["switches"] = spine.get("leaves")
         out.append(item)
@@ -93,10 +87,7 @@ def _check_tree(switches: List[Dict[str, Any]], nodes: Optional[Sequence[str]]) 
     seen: Dict[str, int] = {}
     normal = []
     for index, sw in enumerate(switches):
-        unknown = set(sw) - {"name", "nodes", "switches", "link_speed"}
-        if unknown:
-            raise SlurmConfError("switch %r: unknown field(s) %s; allowed: name, nodes, switches, link_speed"
-                                 % (sw.get("name"), ", ".join(sorted(map(str, unknown)))))
+        unknown_keys("switch %r" % (sw.get("name"),), sw, ("name", "nodes", "switches", "link_speed"), SlurmConfError)
         name = _check_name("SwitchName", sw.get("name"))
         if name in seen:
             raise SlurmConfError("SwitchName %s is defined twice (items %d and %d); Slurm stops with "
@@ -108,8 +99,8 @@ def _check_tree(switches: List[Dict[str, Any]], nodes: Optional[Sequence[str]]) 
                 name, "both child switches and nodes" if has_nodes else "neither child switches nor nodes"))
         speed = sw.get("link_speed")
         if speed is not None and (isinstance(speed, bool) or not isinstance(speed, int) or not 0 < speed <= 0xFFFFFFFF):
-            raise SlurmConfError("switch %s link_speed %r must be a whole number 1..4294967295 (Slurm "
-                                 "only compares these numbers with each other)" % (name, speed))
+            raise must_be("switch %s link_speed" % name, speed, "a whole number 1..4294967295 (Slurm only compares "
+                          "these numbers with each other)", SlurmConfError)
         normal.append({"name": name,
                        "nodes": _hosts("switch %s nodes" % name, sw["nodes"]) if has_nodes else [],
                        "switches": _hosts("switch %s switches" % name, sw["switches"]) if has_switches else [],
@@ -120,7 +111,8 @@ def _check_tree(switches: List[Dict[str, Any]], nodes: Optional[Sequence[str]]) 
         for child in sw["switches"]:
             if child not in by_name:
                 raise SlurmConfError("switch %s lists child switch %s, which is not defined; Slurm stops with "
-                                     "'Switch configuration %s has invalid child (%s)'" % (sw["name"], child, sw["name"], child))
+                                     "'Switch configuration %s has invalid child (%s)'"
+                                     % (sw["name"], child, sw["name"], child))
             if child == sw["name"]:
                 raise SlurmConfError("switch %s lists itself as a child" % child)
             parents.setdefault(child, []).append(sw["name"])
@@ -188,18 +180,19 @@ def _check_blocks(fabric: Mapping[str, Any], release: str, nodes: Optional[Seque
         raise SlurmConfError("topology/block needs Slurm >= %s; Slurm %s has only topology/tree (use kind: "
                              "tree or upgrade)" % (_BLOCK_MIN_RELEASE, release))
     blocks, sizes = fabric.get("blocks"), fabric.get("block_sizes") or []
-    if not isinstance(blocks, (list, tuple)) or not blocks:
-        raise SlurmConfError("block fabric needs blocks: [{name, nodes}], got %r" % (blocks,))
-    if not isinstance(sizes, (list, tuple)):
-        raise SlurmConfError("block_sizes must be a list of node counts, got %r" % (sizes,))
+    if blocks is None:
+        raise SlurmConfError("block fabric needs blocks: [{name, nodes}]")
+    list_of("block fabric blocks", blocks, SlurmConfError, "a list of {name, nodes}", allow_empty=False)
+    list_of("block_sizes", sizes, SlurmConfError, "a list of node counts")
     if sizes and _release_tuple(release) < _release_tuple(_BLOCK_SIZES_MIN_RELEASE):
         raise SlurmConfError("block_sizes %r: BlockSizes exists from Slurm %s on; Slurm %s used BlockLevels "
                              "instead (NEWS 24.05.0rc1), which this collection does not write. Leave "
-                             "block_sizes empty to get Slurm's default levels" % (list(sizes), _BLOCK_SIZES_MIN_RELEASE, release))
+                             "block_sizes empty to get Slurm's default levels"
+                             % (list(sizes), _BLOCK_SIZES_MIN_RELEASE, release))
     names, owner, lines, counts = set(), {}, [], []
     for index, block in enumerate(blocks):
-        if not isinstance(block, Mapping) or set(block) - {"name", "nodes"}:
-            raise SlurmConfError("block %d must be a mapping {name, nodes}, got %r" % (index, block))
+        mapping_of("block %d" % index, block, SlurmConfError, "a mapping {name, nodes}")
+        unknown_keys("block %d" % index, block, ("name", "nodes"), SlurmConfError)
         name = _check_name("BlockName", block.get("name"))
         if name in names:
             raise SlurmConfError("BlockName %s is defined twice; Slurm stops with 'Block (%s) has already "
@@ -208,7 +201,8 @@ def _check_blocks(fabric: Mapping[str, Any], release: str, nodes: Optional[Seque
         members = _hosts("block %s nodes" % name, block.get("nodes"))
         for node in members:
             if node in owner:
-                raise SlurmConfError("node %s is in blocks %s and %s; a node belongs to one block" % (node, owner[node], name))
+                raise SlurmConfError("node %s is in blocks %s and %s; a node belongs to one block"
+                                     % (node, owner[node], name))
             owner[node] = name
         counts.append((name, len(set(members))))
         lines.append("BlockName=%s Nodes=%s" % (name, compress_hostlist(members)))
@@ -246,24 +240,17 @@ def _check_blocks(fabric: Mapping[str, Any], release: str, nodes: Optional[Seque
 def topology_conf_lines(fabric: Any, version: Any = "22.05", nodes: Optional[Sequence[str]] = None) -> List[str]:
     """topology.conf lines for a tree or block fabric description, validated for ``version``."""
     release = slurm_release(version)
-    if not isinstance(fabric, Mapping):
-        raise SlurmConfError("fabric must be a mapping with kind: tree or kind: block, got %r" % (fabric,))
+    mapping_of("fabric", fabric, SlurmConfError, "a mapping with kind: tree or kind: block")
     if nodes is not None:
         nodes = _hosts("nodes", nodes)
     kind = fabric.get("kind", "tree")
     if not isinstance(kind, str):
         raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
     if kind == "tree":
-        extra = set(fabric) - {"kind", "leaves", "spines", "switches"}
-        if extra:
-            raise SlurmConfError("tree fabric: unknown field(s) %s; allowed: kind, leaves, spines, switches"
-                                 % ", ".join(sorted(map(str, extra))))
+        unknown_keys("tree fabric", fabric, ("kind", "leaves", "spines", "switches"), SlurmConfError)
         return _tree_lines(_check_tree(_switches_of(fabric), nodes))
     if kind == "block":
-        extra = set(fabric) - {"kind", "blocks", "block_sizes"}
-        if extra:
-            raise SlurmConfError("block fabric: unknown field(s) %s; allowed: kind, blocks, block_sizes"
-                                 % ", ".join(sorted(map(str, extra))))
+        unknown_keys("block fabric", fabric, ("kind", "blocks", "block_sizes"), SlurmConfError)
         return _check_blocks(fabric, release, nodes)
     raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
 
@@ -274,7 +261,7 @@ _TOKEN_RE = re.compile(r'([A-Za-z]+)=("[^"]*"|\S+)')
 def parse_topology_conf(text: str) -> Dict[str, Any]:
     """Read topology.conf back into a fabric description (nodes and switches expanded to lists)."""
     if not isinstance(text, str):
-        raise SlurmConfError("topology.conf text must be a string, got %s" % type(text).__name__)
+        raise must_be("topology.conf text", text, "a string", SlurmConfError)
     switches, blocks, sizes = [], [], None
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -291,9 +278,8 @@ def parse_topology_conf(text: str) -> Dict[str, Any]:
             fields[low] = value.strip('"')
         where = "topology.conf line %d" % number
         if "switchname" in fields:
-            extra = set(fields) - {"switchname", "nodes", "switches", "linkspeed"}
-            if extra:
-                raise SlurmConfError("%s: unknown key(s) %s for a SwitchName line" % (where, ", ".join(sorted(extra))))
+            unknown_keys("%s (a SwitchName line)" % where, fields, ("switchname", "nodes", "switches", "linkspeed"),
+                         SlurmConfError)
             speed = fields.get("linkspeed")
             if speed is not None and not speed.isdigit():
                 raise SlurmConfError("%s: LinkSpeed=%s is not a whole number" % (where, speed))
@@ -302,8 +288,7 @@ def parse_topology_conf(text: str) -> Dict[str, Any]:
                              "switches": _hosts(where, fields["switches"]) if "switches" in fields else None,
                              "link_speed": int(speed) if speed is not None else None})
         elif "blockname" in fields:
-            if set(fields) - {"blockname", "nodes"}:
-                raise SlurmConfError("%s: a BlockName line takes only Nodes=" % where)
+            unknown_keys("%s (a BlockName line)" % where, fields, ("blockname", "nodes"), SlurmConfError)
             blocks.append({"name": fields["blockname"], "nodes": _hosts(where, fields.get("nodes", ""))})
         elif set(fields) == {"blocksizes"}:
             try:

@@ -5,7 +5,7 @@
 """Check and render Slurm configuration settings for one Slurm release.
 
 * :func:`check_settings` -- every key must be one the release's parser accepts (catalogue in
-  :mod:`slurm_keys`, case-insensitive like Slurm's ``s_p_`` hash table); old spellings are
+  :mod:`..keys`, case-insensitive like Slurm's ``s_p_`` hash table); old spellings are
   translated (``ControlMachine`` -> ``SlurmctldHost``), removed ones refused with the fix, unknown
   ones refused with the closest real keys.
 * :func:`render_conf_lines` -- ``Key=Value`` lines with Slurm's value grammar: lists are comma
@@ -14,19 +14,18 @@
   anywhere on a line, even inside quotes: parse_config.c ``_strip_comments``).
 * :func:`cgroup_conf` -- the cgroup.conf lines the roles use, valid for the release.
 
-* :func:`node_lines`, :func:`partition_lines` -- NodeName=/PartitionName= lines, identical nodes
-  grouped under one compressed hostlist, checked with Slurm's own rules.
-* :func:`gres_conf_lines`, :func:`check_gres_counts` -- gres.conf lines (AutoDetect or explicit
-  File=/Cores= per NUMA node) and the node-line/gres.conf count check.
+NodeName=, PartitionName= and gres.conf lines are :mod:`.nodes`' (they check their extra keys with
+:func:`check_value` and :func:`unknown_key` from here); what the values mean is :mod:`.values`'.
 """
 from __future__ import annotations
 
 import difflib
 import math
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import mapping_of, must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import keys as slurm_keys
 
 
@@ -95,7 +94,8 @@ def _close(key: str, table: Mapping[str, Tuple[str, str]]) -> List[str]:
     return [table[m][0] for m in difflib.get_close_matches(key.lower(), list(table), n=3, cutoff=0.6)]
 
 
-def _unknown(conf: str, key: str, release: str, table: Mapping[str, Tuple[str, str]]) -> SlurmConfError:
+def unknown_key(conf: str, key: str, release: str, table: Mapping[str, Tuple[str, str]]) -> SlurmConfError:
+    """The refusal of a key the release's parser does not accept, with the closest real keys (or a hint)."""
     close = _close(key, table)
     fix = ("did you mean %s?" % " or ".join(close)) if close else "remove it"
     hint = _HINTS.get(key.lower())
@@ -156,8 +156,7 @@ def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict
     """
     if conf not in CONF_FILES:
         raise SlurmConfError("configuration file %r is not one of %s" % (conf, ", ".join(CONF_FILES)))
-    if not isinstance(settings, Mapping):
-        raise SlurmConfError("%s settings must be a mapping of Key: value, got %s" % (conf, type(settings).__name__))
+    mapping_of("%s settings" % conf, settings, SlurmConfError, "a mapping of Key: value")
     release = slurm_release(version)
     table = key_table(conf, release)
     status = {k.lower(): (k,) + v for k, v in slurm_keys.key_status(release, conf).items()}
@@ -171,13 +170,13 @@ def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict
                 "%s: key %r is given twice (%r and %r); Slurm keys are case-insensitive, keep one"
                 % (conf, key, found[low][0], key))
         if low not in table and low not in status:
-            raise _unknown(conf, key, release, table)
+            raise unknown_key(conf, key, release, table)
         found[low] = (key, value)
     out: Dict[str, Any] = {}
     translated: List[Dict[str, str]] = []
     warnings: List[str] = []
-    controller_keys = {k: v for k, v in found.items()
-                       if conf == "slurm.conf" and k in ("controlmachine", "controladdr", "backupcontroller", "backupaddr")}
+    controller_keys = {k: v for k, v in found.items() if conf == "slurm.conf"
+                       and k in ("controlmachine", "controladdr", "backupcontroller", "backupaddr")}
     for low, (key, value) in found.items():
         if low in controller_keys:
             continue
@@ -219,7 +218,7 @@ def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict
     warnings.extend(_combination_warnings(conf, out, release))
     _exclusive(conf, out, release)
     for key, value in out.items():
-        _check_value(conf, key, value, table[key.lower()][1])
+        check_value(conf, key, value, table[key.lower()][1])
     return {"settings": out, "translated": translated, "warnings": warnings}
 
 
@@ -297,8 +296,7 @@ def _check_scalar(conf: str, key: str, value: Any, typ: str) -> str:
             raise SlurmConfError("%s=%r: expected a finite number, not NaN or infinity" % (where, value))
         return repr(value)
     if not isinstance(value, str):
-        raise SlurmConfError("%s=%r: value must be a string, number, boolean or list, not %s"
-                             % (where, value, type(value).__name__))
+        raise must_be(where, value, "a string, number, boolean or list", SlurmConfError)
     if not value:
         raise SlurmConfError("%s is empty; omit the key to get Slurm's default" % where)
     if input_rules.CONTROL_RE.search(value):
@@ -363,8 +361,7 @@ def _check_port(conf: str, key: str, value: Any) -> str:
         return SlurmConfError("%s: %r is not allowed; expected %s%s" % (where, value, _PORT_ALLOWED[form], why))
 
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SlurmConfError("%s must be a number or a string (%s), got %r of type %s"
-                             % (where, _PORT_ALLOWED[form], value, type(value).__name__))
+        raise must_be(where, value, "a number or a string (%s)" % _PORT_ALLOWED[form], SlurmConfError)
     text = str(value)
     if form == "node":
         match = _NODE_PORT_RE.fullmatch(text)
@@ -395,7 +392,7 @@ def _check_ctld_host(value: Any) -> None:
             "DNS name)" % (value,))
 
 
-def _check_value(conf: str, key: str, value: Any, typ: str) -> List[str]:
+def check_value(conf: str, key: str, value: Any, typ: str) -> List[str]:
     """The rendered value(s) of one key: one item per line for repeatable keys."""
     if key in _PORT_KEYS.get(conf, ()) or (conf, key) in _PORT_RANGE_KEYS or (conf, key) == ("NodeName", "Port"):
         return [_check_port(conf, key, value)]
@@ -432,8 +429,8 @@ def render_conf_lines(settings: Mapping[str, Any], conf: str = "slurm.conf",
     for key, value in settings.items():
         low = str(key).lower()
         if low not in table:
-            raise _unknown(conf, str(key), slurm_release(version), table)
-        for item in _check_value(conf, table[low][0], value, table[low][1]):
+            raise unknown_key(conf, str(key), slurm_release(version), table)
+        for item in check_value(conf, table[low][0], value, table[low][1]):
             lines.append("%s=%s" % (table[low][0], item))
     return lines
 
@@ -453,389 +450,8 @@ def cgroup_conf(version: Any, constrain_devices: bool = True, constrain_cores: b
     for name, flag in (("constrain_devices", constrain_devices), ("constrain_cores", constrain_cores),
                        ("constrain_ram", constrain_ram)):
         if not isinstance(flag, bool):
-            raise SlurmConfError("cgroup_conf %s must be true or false, got %r" % (name, flag))
+            raise must_be("cgroup_conf %s" % name, flag, "true or false", SlurmConfError)
     settings = {"CgroupPlugin": cgroup_plugin, "ConstrainCores": constrain_cores,
                 "ConstrainDevices": constrain_devices, "ConstrainRAMSpace": constrain_ram}
     return render_conf_lines(check_settings("cgroup.conf", settings, release)["settings"],
                              "cgroup.conf", release)
-
-
-# --------------------------------------------------------------------------- nodes, partitions, gres
-
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import (  # noqa: E402
-    HostlistError, compress_hostlist, expand_hostlist, host_sort_key)
-
-# All applied with fullmatch. Node, partition, feature and gres model names are input_rules' slurm_name.
-_GRES_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
-_GRES_NAME_ALLOWED = "a letter, then up to 63 letters, digits or '_' (e.g. gpu)"
-# Slurm time: MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS (parse_time.c time_str2mins).
-_TIME_RE = re.compile(r"[0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]+|[0-9]+-[0-9]+:[0-9]{1,2}"
-                      r"|[0-9]+-[0-9]+:[0-9]{1,2}:[0-9]{1,2}")
-_NODE_FIELDS = ("name", "cpus", "boards", "sockets", "cores_per_socket", "threads_per_core",
-                "real_memory", "gres", "features", "weight", "extra")
-_NODE_OWN_KEYS = ("nodename", "cpus", "procs", "boards", "sockets", "socketsperboard", "corespersocket",
-                  "threadspercore", "realmemory", "gres", "feature", "features", "weight")
-_PART_FIELDS = ("name", "nodes", "default", "max_time", "state", "extra")
-_PART_STATES = ("UP", "DOWN", "DRAIN", "INACTIVE")
-
-
-def _positive_int(where: str, value: Any, minimum: int = 1, maximum: int = 0xFFFF) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SlurmConfError("%s must be a whole number, got %r" % (where, value))
-    if not minimum <= value <= maximum:
-        raise SlurmConfError("%s=%d is outside %d..%d" % (where, value, minimum, maximum))
-    return value
-
-
-def _slurm_name(where: str, value: Any) -> str:
-    return input_rules.check("slurm_name", where, value, SlurmConfError)
-
-
-def _mapping(where: str, value: Any) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise SlurmConfError("%s must be a mapping of Slurm options (Key: value), got %r of type %s"
-                             % (where, value, type(value).__name__))
-    return value
-
-
-def _names(where: str, value: Any) -> List[str]:
-    try:
-        if isinstance(value, str):
-            names = expand_hostlist(value)
-        elif isinstance(value, (list, tuple)) and value:
-            names = [n for item in value for n in expand_hostlist(item)]
-        else:
-            raise SlurmConfError("%s must be a hostlist string or a non-empty list of names, got %r" % (where, value))
-    except HostlistError as exc:
-        raise SlurmConfError("%s: %s" % (where, exc))
-    return names
-
-
-def _gres_items(where: str, gres: Any) -> Tuple[Tuple[str, str, int], ...]:
-    if gres is None:
-        return ()
-    if not isinstance(gres, (list, tuple)):
-        raise SlurmConfError("%s gres must be a list of {type, model, count}, got %r" % (where, gres))
-    items, seen = [], set()
-    for index, item in enumerate(gres):
-        spot = "%s gres[%d]" % (where, index)
-        if not isinstance(item, Mapping) or set(item) - {"type", "model", "count"} or "type" not in item:
-            raise SlurmConfError("%s must be a mapping with type, optional model and count, got %r" % (spot, item))
-        name, model = item["type"], item.get("model")
-        if not isinstance(name, str) or not _GRES_NAME_RE.fullmatch(name):
-            raise SlurmConfError("%s type: %r is not allowed; expected %s" % (spot, name, _GRES_NAME_ALLOWED))
-        if model is not None:
-            _slurm_name("%s model (e.g. h100)" % spot, model)
-        count = _positive_int("%s count" % spot, item.get("count"), 1, 0xFFFFFFFF)
-        if (name, model) in seen:
-            raise SlurmConfError("%s repeats %s:%s; give each type/model once with its total count"
-                                 % (spot, name, model))
-        seen.add((name, model))
-        items.append((name, model or "", count))
-    return tuple(items)
-
-
-def _gres_text(items: Sequence[Tuple[str, str, int]]) -> str:
-    return ",".join(":".join([n, m, str(c)]) if m else "%s:%d" % (n, c) for n, m, c in items)
-
-
-def _node_spec(node: Any, index: int, table: Mapping[str, Tuple[str, str]], release: str) -> Tuple[str, tuple]:
-    if not isinstance(node, Mapping):
-        raise SlurmConfError("node %d must be a mapping with name, cpus, sockets, ..., got %r" % (index, node))
-    unknown = set(node) - set(_NODE_FIELDS)
-    if unknown:
-        raise SlurmConfError("node %d (%s): unknown field(s) %s; known: %s"
-                             % (index, node.get("name"), ", ".join(sorted(map(str, unknown))), ", ".join(_NODE_FIELDS)))
-    name = _slurm_name("node %d name" % index, node.get("name"))
-    where = "node %s" % name
-    sockets = _positive_int(where + " sockets", node.get("sockets"))
-    cores = _positive_int(where + " cores_per_socket", node.get("cores_per_socket"))
-    threads = _positive_int(where + " threads_per_core", node.get("threads_per_core"))
-    boards = _positive_int(where + " boards", node.get("boards", 1))
-    if sockets % boards:
-        raise SlurmConfError("%s: sockets=%d is not a multiple of boards=%d; Slurm's Sockets is the node "
-                             "total, spread evenly over the boards" % (where, sockets, boards))
-    total = sockets * cores * threads
-    cpus = _positive_int(where + " cpus", node.get("cpus", total))
-    if cpus != total:
-        raise SlurmConfError(
-            "%s: cpus=%d but sockets*cores_per_socket*threads_per_core = %d*%d*%d = %d; slurmd would "
-            "reset CPUs (read_config.c _parse_nodename). Fix the numbers from 'slurmd -C'; to schedule "
-            "whole cores set threads_per_core=1" % (where, cpus, sockets, cores, threads, total))
-    memory = _positive_int(where + " real_memory (MiB)", node.get("real_memory"), 1, 0xFFFFFFFFFFFFFFFF)
-    features = node.get("features") or []
-    if not isinstance(features, (list, tuple)):
-        raise SlurmConfError("%s features must be a list of names, got %r" % (where, features))
-    for number, feature in enumerate(features):
-        _slurm_name("%s features[%d]" % (where, number), feature)
-    if len(set(features)) != len(features):
-        raise SlurmConfError("%s features %r repeat a feature" % (where, features))
-    weight = node.get("weight")
-    if weight is not None:
-        _positive_int(where + " weight", weight, 0, 0xFFFFFFFE)
-    extra = _mapping(where + " extra", node.get("extra"))
-    rendered_extra = []
-    for key, value in sorted(extra.items(), key=lambda kv: str(kv[0]).lower()):
-        low = str(key).lower()
-        if low in _NODE_OWN_KEYS:
-            raise SlurmConfError("%s extra sets %s, which this function writes from its own fields; use "
-                                 "the field instead" % (where, key))
-        if low not in table:
-            raise _unknown("slurm.conf NodeName", str(key), release, table)
-        canonical, typ = table[low]
-        rendered_extra.append("%s=%s" % (canonical, ",".join(_check_value("NodeName", canonical, value, typ))))
-    spec = (cpus, boards, sockets, cores, threads, memory, _gres_items(where, node.get("gres")),
-            tuple(features), weight, tuple(rendered_extra))
-    return name, spec
-
-
-def _spec_line(hosts: str, spec: tuple) -> str:
-    cpus, boards, sockets, cores, threads, memory, gres, features, weight, extra = spec
-    parts = ["NodeName=%s" % hosts, "CPUs=%d" % cpus]
-    if boards > 1:
-        parts.append("Boards=%d" % boards)
-    parts += ["Sockets=%d" % sockets, "CoresPerSocket=%d" % cores, "ThreadsPerCore=%d" % threads,
-              "RealMemory=%d" % memory]
-    if gres:
-        parts.append("Gres=%s" % _gres_text(gres))
-    if features:
-        parts.append("Feature=%s" % ",".join(features))
-    if weight is not None:
-        parts.append("Weight=%d" % weight)
-    return " ".join(parts + list(extra))
-
-
-def _node_groups(nodes: Any, version: Any) -> List[Tuple[List[str], tuple]]:
-    if not isinstance(nodes, (list, tuple)) or not nodes:
-        raise SlurmConfError("nodes must be a non-empty list of node mappings, got %r" % (nodes,))
-    release = slurm_release(version)
-    table = key_table("slurm.conf:NodeName", release)
-    groups: Dict[tuple, List[str]] = {}
-    seen: Dict[str, int] = {}
-    for index, node in enumerate(nodes):
-        name, spec = _node_spec(node, index, table, release)
-        if name in seen:
-            raise SlurmConfError("node %s is listed twice (items %d and %d); give each node once"
-                                 % (name, seen[name], index))
-        seen[name] = index
-        groups.setdefault(spec, []).append(name)
-    ordered = [(sorted(names, key=host_sort_key), spec) for spec, names in groups.items()]
-    return sorted(ordered, key=lambda item: host_sort_key(item[0][0]))
-
-
-def node_lines(nodes: Any, version: Any = "22.05") -> List[str]:
-    """NodeName= lines, nodes with identical hardware grouped under one compressed hostlist."""
-    return [_spec_line(compress_hostlist(names), spec) for names, spec in _node_groups(nodes, version)]
-
-
-# The PartitionName= keys partition_lines writes from a partition's own fields: Slurm's key (lower case) -> the field.
-_PART_OWN_KEYS = {"partitionname": "name", "nodes": "nodes", "default": "default", "maxtime": "max_time", "state": "state"}
-
-
-def partition_lines(partitions: Any, nodes: Any, version: Any = "22.05") -> List[str]:
-    """PartitionName= lines; every partition node must exist and every node be in a partition."""
-    if not isinstance(partitions, (list, tuple)) or not partitions:
-        raise SlurmConfError("partitions must be a non-empty list of partition mappings, got %r" % (partitions,))
-    known = [name for names, _spec in _node_groups(nodes, version) for name in names]
-    table = key_table("slurm.conf:PartitionName", version)
-    used, names, lines, default = set(), set(), [], None
-    for index, part in enumerate(partitions):
-        if not isinstance(part, Mapping) or set(part) - set(_PART_FIELDS):
-            raise SlurmConfError("partition %d must be a mapping with fields %s, got %r"
-                                 % (index, ", ".join(_PART_FIELDS), part))
-        name = _slurm_name("partition %d name" % index, part.get("name"))
-        if name.upper() == "DEFAULT":
-            raise SlurmConfError("partition %d name %r is Slurm's keyword for defaults; choose another name"
-                                 % (index, name))
-        if name in names:
-            raise SlurmConfError("partition %s is defined twice; Slurm would merge or reject it" % name)
-        names.add(name)
-        where = "partition %s" % name
-        if part.get("nodes") in ("ALL", "all"):
-            members = list(known)
-        else:
-            members = _names(where + " nodes", part.get("nodes"))
-            missing = sorted(set(members) - set(known), key=host_sort_key)
-            if missing:
-                raise SlurmConfError("%s references node(s) %s that have no NodeName line; add them to the "
-                                     "node list or remove them" % (where, compress_hostlist(missing)))
-        used.update(members)
-        parts = ["PartitionName=%s" % name, "Nodes=%s" % compress_hostlist(members)]
-        if part.get("default") not in (None, False):
-            if part["default"] is not True:
-                raise SlurmConfError("%s default must be true or false, got %r" % (where, part["default"]))
-            if default:
-                raise SlurmConfError("partitions %s and %s are both default; Slurm takes one default "
-                                     "partition" % (default, name))
-            default = name
-            parts.append("Default=YES")
-        max_time = part.get("max_time")
-        if max_time is not None:
-            text = str(max_time) if not isinstance(max_time, bool) else ""
-            if not (_TIME_RE.fullmatch(text) or text.upper() in ("UNLIMITED", "INFINITE")):
-                raise SlurmConfError("%s max_time %r is not a Slurm time (minutes, [D-]HH:MM:SS or "
-                                     "UNLIMITED)" % (where, max_time))
-            parts.append("MaxTime=%s" % (text if text[0].isdigit() else text.upper()))
-        state = part.get("state")
-        if state is not None:
-            if not isinstance(state, str) or state.upper() not in _PART_STATES:
-                raise SlurmConfError("%s state %r is not one of %s" % (where, state, ", ".join(_PART_STATES)))
-            parts.append("State=%s" % state.upper())
-        for key, value in sorted(_mapping(where + " extra", part.get("extra")).items(), key=lambda kv: str(kv[0]).lower()):
-            low = str(key).lower()
-            if low in _PART_OWN_KEYS:
-                raise SlurmConfError("%s extra sets %s; use the %s field" % (where, key, _PART_OWN_KEYS[low]))
-            if low not in table:
-                raise _unknown("slurm.conf PartitionName", str(key), slurm_release(version), table)
-            canonical, typ = table[low]
-            parts.append("%s=%s" % (canonical, ",".join(_check_value("PartitionName", canonical, value, typ))))
-        lines.append(" ".join(parts))
-    idle = sorted(set(known) - used, key=host_sort_key)
-    if idle:
-        raise SlurmConfError("node(s) %s are in no partition, so no job could ever use them; add them to a "
-                             "partition or drop their NodeName line" % compress_hostlist(idle))
-    return lines
-
-
-def _core_ranges(cores: Sequence[int]) -> str:
-    out, ordered = [], sorted(set(cores))
-    start = prev = ordered[0]
-    for core in ordered[1:] + [None]:
-        if core is not None and core == prev + 1:
-            prev = core
-            continue
-        out.append(str(start) if start == prev else "%d-%d" % (start, prev))
-        if core is not None:
-            start = prev = core
-    return ",".join(out)
-
-
-def _core_list(where: str, value: Any) -> List[int]:
-    if isinstance(value, str):
-        cores = []
-        for part in value.split(","):
-            match = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
-            if not match or (match.group(2) and int(match.group(2)) < int(match.group(1))):
-                raise SlurmConfError("%s %r is not a core list such as '0-51' or '0-25,52-77'" % (where, value))
-            cores.extend(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
-        return cores
-    if isinstance(value, (list, tuple)) and value and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 0xFFFF
-                                                          for c in value):
-        return list(value)
-    raise SlurmConfError("%s must be a core list string or a list of core numbers, got %r" % (where, value))
-
-
-def _gres_entry(index: int, entry: Any) -> Tuple[List[str], List[str], Optional[int], str, str]:
-    """(nodes, lines, device count or None for AutoDetect, name, type)."""
-    fields = {"nodes", "autodetect", "name", "type", "gpus", "numa_cores", "count", "device"}
-    if not isinstance(entry, Mapping) or set(entry) - fields:
-        raise SlurmConfError("gres entry %d must be a mapping with fields %s, got %r" % (index, ", ".join(sorted(fields)), entry))
-    names = _names("gres entry %d nodes" % index, entry.get("nodes"))
-    hosts = compress_hostlist(names)
-    where = "gres.conf NodeName=%s" % hosts
-    name, model = entry.get("name", "gpu"), entry.get("type")
-    if not isinstance(name, str) or not _GRES_NAME_RE.fullmatch(name):
-        raise SlurmConfError("%s name: %r is not allowed; expected %s" % (where, name, _GRES_NAME_ALLOWED))
-    if model is not None:
-        _slurm_name("%s type (e.g. h100)" % where, model)
-    if entry.get("autodetect") is not None:
-        mode = entry["autodetect"]
-        if mode not in ("nvml", "rsmi", "oneapi", "nrt", "off"):
-            raise SlurmConfError("%s autodetect %r is not nvml, rsmi, oneapi, nrt or off" % (where, mode))
-        if entry.get("gpus"):
-            raise SlurmConfError("%s has both autodetect and gpus; AutoDetect finds the devices itself, "
-                                 "give one or the other" % where)
-        count = entry.get("count")
-        if count is not None:
-            _positive_int(where + " count", count, 1, 0xFFFFFFFF)
-        return names, ["NodeName=%s AutoDetect=%s" % (hosts, mode)], count, name, model or ""
-    gpus = entry.get("gpus")
-    if not isinstance(gpus, (list, tuple)) or not gpus:
-        raise SlurmConfError("%s needs gpus: [{index, numa_node}] (or autodetect: nvml)" % where)
-    numa_cores = entry.get("numa_cores")
-    if numa_cores is not None and not isinstance(numa_cores, Mapping):
-        raise SlurmConfError("%s numa_cores must map NUMA node -> cores, got %r" % (where, numa_cores))
-    by_numa: Dict[Any, List[int]] = {}
-    seen = set()
-    for number, gpu in enumerate(gpus):
-        spot = "%s gpus[%d]" % (where, number)
-        if not isinstance(gpu, Mapping) or "index" not in gpu:
-            raise SlurmConfError("%s must be {index, numa_node}, got %r" % (spot, gpu))
-        gpu_index = _positive_int(spot + " index", gpu["index"], 0, 0xFFFF)
-        if gpu_index in seen:
-            raise SlurmConfError("%s: GPU index %d is listed twice" % (spot, gpu_index))
-        seen.add(gpu_index)
-        numa = gpu.get("numa_node")
-        if numa is not None:
-            _positive_int(spot + " numa_node", numa, 0, 0xFFFF)
-            if numa_cores is not None and numa not in numa_cores and str(numa) not in numa_cores:
-                raise SlurmConfError("%s: numa_node %d has no entry in numa_cores (%s)"
-                                     % (spot, numa, ", ".join(map(str, numa_cores))))
-        by_numa.setdefault(numa, []).append(gpu_index)
-    device = input_rules.check("device_path", "%s device" % where, entry.get("device", "/dev/nvidia"), SlurmConfError)
-    if device[-1].isdigit():
-        raise SlurmConfError("%s device: %r ends in a digit; it is the prefix the GPU index is appended to "
-                             "(/dev/nvidia gives /dev/nvidia0), so %r would read as another device"
-                             % (where, device, device + "0"))
-    lines = []
-    for numa in sorted(by_numa, key=lambda n: (n is None, n)):
-        parts = ["NodeName=%s" % hosts, "Name=%s" % name]
-        if model:
-            parts.append("Type=%s" % model)
-        parts.append("File=%s" % compress_hostlist(["%s%d" % (device, i) for i in by_numa[numa]], "device_path"))
-        if numa is not None and numa_cores is not None:
-            cores = numa_cores.get(numa, numa_cores.get(str(numa)))
-            parts.append("Cores=%s" % _core_ranges(_core_list("%s numa_cores[%s]" % (where, numa), cores)))
-        lines.append(" ".join(parts))
-    return names, lines, len(seen), name, model or ""
-
-
-def gres_conf_lines(gres: Any, nodes: Any = None, version: Any = "22.05") -> List[str]:
-    """gres.conf lines; with ``nodes``, also :func:`check_gres_counts` and core ranges."""
-    slurm_release(version)
-    if not isinstance(gres, (list, tuple)) or not gres:
-        raise SlurmConfError("gres must be a non-empty list of gres.conf entries, got %r" % (gres,))
-    lines, owner = [], {}
-    for index, entry in enumerate(gres):
-        names, entry_lines, _count, name, _model = _gres_entry(index, entry)
-        for host in names:
-            if (host, name) in owner:
-                raise SlurmConfError("node %s gets %s from gres entries %d and %d; describe each node's "
-                                     "%s once" % (host, name, owner[(host, name)], index, name))
-            owner[(host, name)] = index
-        lines.extend(entry_lines)
-    if nodes is not None:
-        check_gres_counts(nodes, gres, version)
-    return lines
-
-
-def check_gres_counts(nodes: Any, gres: Any, version: Any = "22.05") -> Dict[str, int]:
-    """Refuse a NodeName Gres= count that differs from the gres.conf device count; ``{node: count}``."""
-    groups = _node_groups(nodes, version)
-    node_spec = {name: spec for names, spec in groups for name in names}
-    checked = {}
-    for index, entry in enumerate(gres):
-        names, _lines, count, name, model = _gres_entry(index, entry)
-        for host in names:
-            spec = node_spec.get(host)
-            if spec is None:
-                raise SlurmConfError("gres.conf entry %d names node %s, which has no NodeName line" % (index, host))
-            declared = sum(c for n, m, c in spec[6] if n == name and (not model or not m or m == model))
-            if count is not None and declared != count:
-                raise SlurmConfError(
-                    "node %s: slurm.conf Gres=%s declares %d %s but gres.conf has %d device(s); slurmd "
-                    "would drain the node ('gres/%s count too low' or an inconsistent count). Make them "
-                    "equal" % (host, _gres_text(spec[6]) or "(none)", declared, name, count, name))
-            if entry.get("numa_cores") is not None:
-                total = spec[2] * spec[3]  # Cores= are Slurm's logical core indexes, 0..sockets*cores-1
-                for numa, cores in entry["numa_cores"].items():
-                    top = max(_core_list("gres entry %d numa_cores[%s]" % (index, numa), cores))
-                    if top >= total:
-                        raise SlurmConfError(
-                            "gres.conf entry %d: Cores up to %d for NUMA node %s, but node %s has only "
-                            "%d cores (%d sockets x %d); Cores= counts cores, not hardware threads"
-                            % (index, top, numa, host, total, spec[2], spec[3]))
-            checked[host] = declared
-    return checked

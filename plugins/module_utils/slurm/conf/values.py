@@ -5,16 +5,15 @@
 """What slurm.conf values mean, beyond their key names and types: units, time formats, limits that depend
 on the cluster's size, and keys that contradict each other or the QOS policy.
 
-:func:`check_values` runs on settings that :func:`slurm_conf.check_settings` already accepted (canonical
+:func:`check_values` runs on settings that :func:`.settings.check_settings` already accepted (canonical
 key names). It raises :class:`SlurmConfError` for what Slurm refuses or what cannot work, and returns
 warnings for what works but is very likely not meant. Every rule names its source; paths are in
 SchedMD/slurm at the tags the key catalogue uses (``slurm-22-05-8-1``, ``slurm-23-11-4-1``,
 ``slurm-24-11-5-1``; the code below is the same in all three unless a release is named):
 
-* time strings: ``src/common/parse_time.c`` ``time_str2secs``/``time_str2mins`` (forms M, M:S, H:M:S,
-  D-H, D-H:M, D-H:M:S; "-1", INFINITE, UNLIMITED; minutes are rounded up) read by
-  ``src/common/read_config.c`` for PriorityDecayHalfLife, PriorityCalcPeriod, PriorityMaxAge (minutes)
-  and PreemptExemptTime (seconds); PriorityUsageResetPeriod takes a word.
+* time strings (read by :mod:`.times`): ``src/common/read_config.c`` reads PriorityDecayHalfLife,
+  PriorityCalcPeriod, PriorityMaxAge (minutes) and PreemptExemptTime (seconds) with ``parse_time.c``;
+  PriorityUsageResetPeriod takes a word.
 * PreemptMode: ``src/common/slurm_protocol_defs.c`` ``preempt_mode_num`` and the PreemptType/PreemptMode
   checks of ``read_config.c``; ``doc/man/man5/slurm.conf.5`` PreemptMode.
 * AccountingStorageEnforce: ``read_config.c`` ``_validate_accounting_storage_enforce``;
@@ -32,24 +31,10 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import list_of, mapping_of, must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError, slurm_release
-
-# parse_time.c time_str2secs, the documented forms only (applied with fullmatch). _is_valid_timespec lets
-# through odd strings such as "5-" or "-5" that sscanf then reads as something else; they are refused here.
-_TIME_FORMS = (
-    (re.compile(r"([0-9]+)"), ("m",)),
-    (re.compile(r"([0-9]+):([0-9]+)"), ("m", "s")),
-    (re.compile(r"([0-9]+):([0-9]+):([0-9]+)"), ("h", "m", "s")),
-    (re.compile(r"([0-9]+)-([0-9]+)"), ("d", "h")),
-    (re.compile(r"([0-9]+)-([0-9]+):([0-9]+)"), ("d", "h", "m")),
-    (re.compile(r"([0-9]+)-([0-9]+):([0-9]+):([0-9]+)"), ("d", "h", "m", "s")),
-)
-_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-TIME_ALLOWED = ("a Slurm time string: MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, "
-                "DAYS-HOURS:MINUTES or DAYS-HOURS:MINUTES:SECONDS (e.g. 5, 30:00, 7-0, 1-12:00:00)")
-_INFINITE_WORDS = ("-1", "INFINITE", "UNLIMITED")
-# time_str2secs returns a C int: anything above this overflows.
-_INT_MAX = 0x7FFFFFFF
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.times import (
+    hours_text, time_minutes, time_seconds)
 
 # Keys read with time_str2mins (value in minutes) or time_str2secs (seconds), whether INFINITE is taken,
 # and Slurm's default (minutes or seconds).
@@ -104,42 +89,6 @@ QOS_LIMIT_FIELDS = ("max_jobs_per_user", "max_submit_jobs_per_user", "max_tres_p
                     "max_wall", "grp_tres", "grp_jobs")
 
 
-def _hours(minutes: int) -> str:
-    """3600 -> '60 hours', 90 -> '1 hour 30 minutes'."""
-    hours, rest = divmod(minutes, 60)
-    text = "%d hour%s" % (hours, "" if hours == 1 else "s")
-    return text if not rest else "%s %d minute%s" % (text, rest, "" if rest == 1 else "s")
-
-
-def time_seconds(key: str, value: Any, infinite_ok: bool = True) -> Optional[int]:
-    """Seconds in a Slurm time string as time_str2secs reads it; None for INFINITE/UNLIMITED/-1."""
-    where = "slurm.conf %s" % key
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SlurmConfError("%s=%r: expected %s, got a %s" % (where, value, TIME_ALLOWED, type(value).__name__))
-    text = str(value)
-    if text.upper() in _INFINITE_WORDS:
-        if not infinite_ok:
-            raise SlurmConfError("%s=%s: Slurm refuses an infinite %s (read_config.c 'Bad value'); expected %s"
-                                 % (where, text, key, TIME_ALLOWED))
-        return None
-    for pattern, units in _TIME_FORMS:
-        match = pattern.fullmatch(text)
-        if match:
-            seconds = sum(int(number) * _UNIT_SECONDS[unit] for number, unit in zip(match.groups(), units))
-            if seconds > _INT_MAX:
-                raise SlurmConfError("%s=%s is %d seconds, more than Slurm's time_str2secs can hold (a C int, "
-                                     "at most %d); expected %s" % (where, text, seconds, _INT_MAX, TIME_ALLOWED))
-            return seconds
-    raise SlurmConfError("%s=%r is not a time Slurm reads (parse_time.c time_str2secs); expected %s%s"
-                         % (where, value, TIME_ALLOWED, ", or INFINITE" if infinite_ok else ""))
-
-
-def time_minutes(key: str, value: Any, infinite_ok: bool = True) -> Optional[int]:
-    """Minutes as time_str2mins gives them (seconds rounded up); None for INFINITE."""
-    seconds = time_seconds(key, value, infinite_ok)
-    return None if seconds is None else (seconds + 59) // 60
-
-
 def _number(out: Mapping[str, Any], key: str) -> Optional[int]:
     """A numeric key's value as an int, or None when absent or not a plain number (its type check is elsewhere)."""
     value = out.get(key)
@@ -161,8 +110,7 @@ def _words(key: str, value: Any) -> List[str]:
     elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         items = [part for v in value for part in v.split(",")]
     else:
-        raise SlurmConfError("slurm.conf %s=%r: expected a comma-separated string or a list of strings, got a %s"
-                             % (key, value, type(value).__name__))
+        raise must_be("slurm.conf %s" % key, value, "a comma-separated string or a list of strings", SlurmConfError)
     # Slurm splits with strtok_r(",") (empty items are skipped); blanks stay part of a word.
     return [item for item in items if item]
 
@@ -187,15 +135,11 @@ def preempt_mode(value: Any) -> Tuple[str, bool, bool]:
                              % (_show(value), len(modes), ", ".join(modes), PREEMPT_MODE_ALLOWED))
     if gang and within:
         raise SlurmConfError("slurm.conf PreemptMode=%s combines GANG and WITHIN, which Slurm refuses "
-                             "(slurm_protocol_defs.c preempt_mode_num); expected %s" % (_show(value), PREEMPT_MODE_ALLOWED))
+                             "(slurm_protocol_defs.c preempt_mode_num); expected %s"
+                             % (_show(value), PREEMPT_MODE_ALLOWED))
     if modes:
         mode = {"CLUSTER": "OFF", "ON": "SUSPEND"}.get(modes[0], modes[0])
     return mode, gang, within
-
-
-def _brief(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _show(value: Any) -> str:
@@ -205,9 +149,8 @@ def _show(value: Any) -> str:
 def check_cluster(cluster: Any) -> Dict[str, int]:
     """The ``cluster`` argument: {nodes, cpus, gpus} whole numbers >= 0 (missing ones are 0)."""
     where = "cluster"
-    if not isinstance(cluster, Mapping):
-        raise SlurmConfError("cluster must be a mapping with %s (whole numbers >= 0, totals for the cluster), got "
-                             "%s of type %s" % (", ".join(CLUSTER_FIELDS), _brief(cluster), type(cluster).__name__))
+    mapping_of(where, cluster, SlurmConfError,
+               "a mapping with %s (whole numbers >= 0, totals for the cluster)" % ", ".join(CLUSTER_FIELDS))
     input_rules.mapping(where, cluster, SlurmConfError, optional=CLUSTER_FIELDS)
     sizes = {}
     for field in CLUSTER_FIELDS:
@@ -220,15 +163,12 @@ def check_cluster(cluster: Any) -> Dict[str, int]:
 def check_qos(qos: Any) -> List[Dict[str, Any]]:
     """The ``qos`` argument in the shape of gpufleet.cluster.slurm_account's qos option (fields used here
     are checked; the others are the module's business and pass through)."""
-    if isinstance(qos, (str, bytes)) or not isinstance(qos, (list, tuple)):
-        raise SlurmConfError("qos must be a list of QOS mappings (name, preempt, preempt_mode, ... as "
-                             "gpufleet.cluster.slurm_account takes them), got %s of type %s" % (_brief(qos), type(qos).__name__))
+    list_of("qos", qos, SlurmConfError, "a list of QOS mappings (name, preempt, preempt_mode, ... as "
+            "gpufleet.cluster.slurm_account takes them)")
     out, seen = [], set()
     for index, item in enumerate(qos):
         where = "qos[%d]" % index
-        if not isinstance(item, Mapping):
-            raise SlurmConfError("%s must be a mapping with at least a name, got %s of type %s"
-                                 % (where, _brief(item), type(item).__name__))
+        mapping_of(where, item, SlurmConfError, "a mapping with at least a name")
         name = input_rules.check("slurm_name", where + " name", item.get("name"), SlurmConfError)
         where = "qos %s" % name
         if name.lower() in seen:
@@ -287,7 +227,7 @@ def _times(out: Mapping[str, Any]) -> Dict[str, Optional[int]]:
                 "multifactor plugin charges running jobs' usage, decays past usage and recomputes fair-share "
                 "and job priorities only once per period, so priorities would be that stale. Allowed: 1 to %d "
                 "minutes (Slurm's default is 5); for a period in hours write minutes, e.g. 60 for one hour"
-                % (out["PriorityCalcPeriod"], period, _hours(period), CALC_PERIOD_MAX_MINUTES))
+                % (out["PriorityCalcPeriod"], period, hours_text(period), CALC_PERIOD_MAX_MINUTES))
     if "PriorityUsageResetPeriod" in out:
         word = out["PriorityUsageResetPeriod"]
         if not isinstance(word, str) or word.upper() not in RESET_PERIODS:

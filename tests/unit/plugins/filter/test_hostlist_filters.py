@@ -63,7 +63,8 @@ def test_expand_errors_name_the_filter(value, kwargs, message):
 
 @pytest.mark.parametrize("value, message", [
     ([], r"^gpufleet\.cluster\.hostlist_compress: compress_hostlist got an empty list"),
-    (["n1", 5], r"^gpufleet\.cluster\.hostlist_compress: compress_hostlist: item 1 is int 5"),
+    (["n1", 5], r"^gpufleet\.cluster\.hostlist_compress: compress_hostlist item 1 must be a host name string "
+                r"\(quote it, e\.g\. '5'\), got 5 of type int$"),
     (["n[1-"], r"^gpufleet\.cluster\.hostlist_compress: hostlist 'n\[1-': the bracket"),
     (7, r"^gpufleet\.cluster\.hostlist_compress: input must be a list of host names, got int 7"),
 ])

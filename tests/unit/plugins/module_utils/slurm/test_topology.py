@@ -84,7 +84,9 @@ def test_reference_design_leaves_and_spines():
     ({"switches": [{"name": "a", "nodes": "n1", "switches": ["b"]}]}, r"has both child switches and nodes"),
     ({"switches": [{"name": "a"}]}, r"has neither child switches nor nodes"),
     ({"switches": [{"name": "leaf[1-2]", "nodes": "n1"}]}, r"SwitchName name: 'leaf\[1-2\]' is not allowed; expected a letter or digit"),
-    ({"switches": [{"name": "a", "nodes": "n1", "link_speed": 0}]}, r"link_speed 0 must be a whole number"),
+    ({"switches": [{"name": "a", "nodes": "n1", "link_speed": 0}]},
+     r"switch a link_speed must be a whole number 1\.\.4294967295 \(Slurm only compares these numbers with each "
+     r"other\), got 0 of type int$"),
     ({"switches": [{"name": "a", "nodes": "n[1-3"}]}, r"switch a nodes: hostlist 'n\[1-3'"),
     ({"switches": [], "leaves": []}, r"either switches or leaves/spines"),
     ({"kind": "ring", "switches": []}, r"kind 'ring' is not tree or block"),
@@ -92,6 +94,62 @@ def test_reference_design_leaves_and_spines():
 def test_tree_refusals(fabric, message):
     with pytest.raises(SlurmConfError, match=message):
         topology_conf_lines(fabric, "22.05")
+
+
+LEAF = {"name": "l1", "nodes": "n1"}
+
+
+@pytest.mark.parametrize("fabric, message", [
+    ({"switches": "s1"}, "tree fabric switches must be a non-empty list, got 's1' of type str"),
+    ({"switches": []}, "tree fabric switches must not be empty"),
+    ({"switches": ["s1"]},
+     "tree fabric switches[0] must be a mapping {name, nodes or switches, link_speed?}, got 's1' of type str"),
+    ({"spines": []}, "tree fabric needs leaves: [{name, nodes}] (or switches: [...])"),
+    ({"leaves": "l1"}, "tree fabric leaves must be a list of {name, nodes}, got 'l1' of type str"),
+    ({"leaves": []}, "tree fabric leaves must not be empty"),
+    ({"leaves": [LEAF], "spines": "s1"}, "tree fabric spines must be a list of {name, leaves}, got 's1' of type str"),
+    ({"leaves": [dict(LEAF, switches=["x"])]},
+     "tree fabric leaves[0] must be a mapping {name, nodes, link_speed?}, got {'name': 'l1', 'nodes': 'n1', "
+     "'switches': ['x']} of type dict"),
+    ({"leaves": [LEAF], "spines": [{"name": "s1", "leaves": ["l1"], "nodes": "n2"}]},
+     "tree fabric spines[0] must be a mapping {name, leaves, link_speed?} without nodes, got {'name': 's1', "
+     "'leaves': ['l1'], 'nodes': 'n2'} of type dict"),
+    ({"switches": [{"name": "a", "nodes": "n1", "speed": 1}]},
+     "switch 'a' has unknown key(s) 'speed'; allowed: link_speed, name, nodes, switches"),
+    ({"switches": [{"name": "a", "nodes": 5}]},
+     "switch a nodes must be a hostlist string or a non-empty list of names, got 5 of type int"),
+    ({"switches": [{"name": "a", "nodes": []}]},
+     "switch a nodes must be a hostlist string or a non-empty list of names, got [] of type list"),
+    ({"kind": "tree", "leaves": [LEAF], "colour": "red"},
+     "tree fabric has unknown key(s) 'colour'; allowed: kind, leaves, spines, switches"),
+    ({"kind": "block"}, "block fabric needs blocks: [{name, nodes}]"),
+    ({"kind": "block", "blocks": "b1"}, "block fabric blocks must be a list of {name, nodes}, got 'b1' of type str"),
+    ({"kind": "block", "blocks": []}, "block fabric blocks must not be empty"),
+    ({"kind": "block", "blocks": [LEAF], "block_sizes": 4},
+     "block_sizes must be a list of node counts, got 4 of type int"),
+    ({"kind": "block", "blocks": ["b1"]}, "block 0 must be a mapping {name, nodes}, got 'b1' of type str"),
+    ({"kind": "block", "blocks": [dict(LEAF, size=1)]}, "block 0 has unknown key(s) 'size'; allowed: name, nodes"),
+    ({"kind": "block", "blocks": [LEAF], "levels": [1]},
+     "block fabric has unknown key(s) 'levels'; allowed: block_sizes, blocks, kind"),
+    ("tree", "fabric must be a mapping with kind: tree or kind: block, got 'tree' of type str"),
+])
+def test_wrong_shapes_are_refused_in_full(fabric, message):
+    with pytest.raises(SlurmConfError) as error:
+        topology_conf_lines(fabric, "24.11")
+    assert str(error.value) == message
+
+
+def test_wrong_shapes_of_the_node_list_and_the_text_are_refused_in_full():
+    with pytest.raises(SlurmConfError) as error:
+        topology_conf_lines({"leaves": [LEAF]}, "24.11", nodes=7)
+    assert str(error.value) == "nodes must be a hostlist string or a non-empty list of names, got 7 of type int"
+    with pytest.raises(SlurmConfError) as error:
+        parse_topology_conf(5)
+    assert str(error.value) == "topology.conf text must be a string, got 5 of type int"
+    with pytest.raises(SlurmConfError) as error:
+        parse_topology_conf("BlockName=b1 Nodes=n1 Size=4")
+    assert str(error.value) == ("topology.conf line 1 (a BlockName line) has unknown key(s) 'size'; allowed: "
+                                "blockname, nodes")
 
 
 def test_node_list_cross_check():
@@ -147,7 +205,9 @@ def test_block_parse_round_trip():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("SwitchName=s0 Nodes=n1 Colour=red", r"unknown key\(s\) colour"),
+    ("SwitchName=s0 Nodes=n1 Colour=red",
+     r"^topology\.conf line 1 \(a SwitchName line\) has unknown key\(s\) 'colour'; allowed: linkspeed, nodes, "
+     r"switches, switchname$"),
     ("SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2", r"mixes SwitchName and BlockName"),
     ("Nodes=n1", r"expected SwitchName=, BlockName= or BlockSizes="),
     ("SwitchName=s0 Nodes=n1 junk", r"is not a list of Key=Value pairs"),

@@ -2,43 +2,40 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""slurm_conf: key catalogue, settings check/translation, value rendering, node/partition/gres lines."""
+"""slurm/conf/settings: the key catalogue and releases, check_settings (translation of old keys, refusals of
+unknown, removed and conflicting ones), value rendering (numbers, yes/no, lists, option mappings, ports) and
+cgroup.conf.
+
+The first tests match the beginnings of the refusals; the later ones (written to kill the mutants of
+`make mutation MODULES=slurm/conf/settings`, docs/testing.md) compare every refusal in full (the reader of a failed
+play sees the whole text: field, value, what Slurm does and the fix), try each range at both edges and take every
+branch of the settings translation and the port rules once. Expected values are worked by hand from the rules in the
+module's docstrings and Slurm's parser (read_config.c, parse_config.c).
+"""
 from __future__ import annotations
 
-import os
 import re
+from decimal import Decimal
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import keys as slurm_keys
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import expand_hostlist
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.nodes import node_lines
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
     SlurmConfError,
     cgroup_conf,
-    check_gres_counts,
     check_settings,
-    gres_conf_lines,
     key_table,
-    node_lines,
-    partition_lines,
+    known_versions,
     render_conf_lines,
     slurm_release,
 )
-from reference import outputs
-
-_OUTPUTS = outputs()
-
-
-def _reference(*parts):
-    with open(os.path.join(_OUTPUTS, *parts)) as handle:
-        return handle.read()
+from slurm_conf import SMALL_LINE, SRC_22, SRC_23, UNKNOWN, said, small
 
 
 # ---------------------------------------------------------------- catalogue and versions
 def test_catalogue_key_counts():
-    # Counted from the s_p_options_t arrays of each tag (every row is checked by test_slurm_keys_source.py):
+    # Counted from the s_p_options_t arrays of each tag (every row is checked by slurm/test_keys.py):
     # 23.11.4 = 226 + 3 (MaxBatchRequeue, PreemptParameters, SuspendExcStates) - 1 (SlurmctldPlugstack) = 228.
     counts = {v: len(slurm_keys.TABLES[v]["slurm.conf"]) for v in slurm_keys.TABLES}
     assert counts == {"22.05": 226, "23.11": 228, "24.11": 233}
@@ -212,210 +209,470 @@ def test_cgroup_conf_per_release():
         cgroup_conf("22.05", constrain_ram="yes")
 
 
-# ---------------------------------------------------------------- nodes and partitions
-def _h100(node_name, **over):
-    # Reference H100 node, from outputs/nvidia-smi/topo-m.8xH100-NV18.ml-engineering.txt: 8 GPUs,
-    # CPU affinity 0-51 (GPU0-3, NUMA 0) and 52-103 (GPU4-7, NUMA 1) = 104 logical CPUs in 2 NUMA
-    # nodes. ASSUMPTION (the capture has no lscpu): 2 sockets x 52 cores, SMT off (1 thread), one
-    # NUMA node per socket; RealMemory 2063937 MiB (about 2 TiB less the kernel's share) is assumed.
-    node = {"name": node_name, "sockets": 2, "cores_per_socket": 52, "threads_per_core": 1, "cpus": 104,
-            "real_memory": 2063937, "gres": [{"type": "gpu", "model": "h100", "count": 8}],
-            "features": ["h100", "ib"]}
-    node.update(over)
-    return node
+# ---------------------------------------------------------------- releases and the catalogue
+def test_known_versions():
+    assert known_versions() == ["22.05", "23.11", "24.11"]
 
 
-REFERENCE_NODES = [_h100("compute%02d" % i) for i in range(8, 0, -1)]
+@pytest.mark.parametrize("version, release", [(22.05, "22.05"), ("22.5", "22.05"), ("slurm 23.11.4", "23.11"),
+                                              (" 24.11.5\n", "24.11")])
+def test_release_of_numbers_and_sinfo_output(version, release):
+    # a float 22.05 reads as the text '22.05'; one minor digit is padded like Slurm's '22.05'
+    assert slurm_release(version) == release
 
 
-def test_reference_design_node_line():
-    # 2 x 52 x 1 = 104 CPUs; eight identical nodes, given in reverse, compress to compute[01-08]
-    assert node_lines(REFERENCE_NODES) == [
-        "NodeName=compute[01-08] CPUs=104 Sockets=2 CoresPerSocket=52 ThreadsPerCore=1 RealMemory=2063937 "
-        "Gres=gpu:h100:8 Feature=h100,ib"]
+@pytest.mark.parametrize("version", [Decimal("22.05"), b"22.05", ["22.05"], None, 22])
+def test_release_of_other_types_refused_in_full(version):
+    # only str, int and float are read as text: a Decimal or bytes whose text would match is refused too
+    assert said(slurm_release, version) == (
+        "Slurm version %r is not a version string such as '22.05.8' or '23.11'; give the installed Slurm version "
+        "(sinfo --version)" % (version,))
 
 
-def test_scontrol_reference_node_numbers():
-    text = _reference("slurm", "scontrol-show-node.gpu-t4x6.aau-aicloud-docs.txt")
-    fields = dict(re.findall(r"(\w+)=(\S+)", text))
-    node = {"name": fields["NodeName"], "sockets": int(fields["Sockets"]),
-            "cores_per_socket": int(fields["CoresPerSocket"]), "threads_per_core": int(fields["ThreadsPerCore"]),
-            "cpus": int(fields["CPUTot"]), "real_memory": int(fields["RealMemory"]),
-            "gres": [{"type": "gpu", "model": "t4", "count": 6}]}
-    # Sockets=2 x CoresPerSocket=16 x ThreadsPerCore=2 = 64 = CPUTot; Gres=gpu:t4:6 as scontrol shows it
-    assert node_lines([node]) == ["NodeName=a256-t4-01 CPUs=64 Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 "
-                                  "RealMemory=244584 Gres=gpu:t4:6"]
+def test_release_outside_the_catalogue_in_full():
+    assert said(slurm_release, "21.08.8") == (
+        "Slurm version '21.08.8' (release 21.08) is not in the key catalogue; known releases: 22.05, 23.11, 24.11. "
+        "Use one of them or extend plugins/module_utils/slurm/keys.py from that release's source")
 
 
-def test_groups_split_on_any_difference_and_sort_by_host():
-    nodes = [_h100("gpu03", weight=10), _h100("gpu01"), _h100("gpu02"), _h100("cpu1", gres=None, features=[]),
-             _h100("gpu04", boards=2, extra={"TmpDisk": 100000})]
-    assert node_lines(nodes, "23.11") == [
-        "NodeName=cpu1 CPUs=104 Sockets=2 CoresPerSocket=52 ThreadsPerCore=1 RealMemory=2063937",
-        "NodeName=gpu[01-02] CPUs=104 Sockets=2 CoresPerSocket=52 ThreadsPerCore=1 RealMemory=2063937 "
-        "Gres=gpu:h100:8 Feature=h100,ib",
-        "NodeName=gpu03 CPUs=104 Sockets=2 CoresPerSocket=52 ThreadsPerCore=1 RealMemory=2063937 "
-        "Gres=gpu:h100:8 Feature=h100,ib Weight=10",
-        "NodeName=gpu04 CPUs=104 Boards=2 Sockets=2 CoresPerSocket=52 ThreadsPerCore=1 RealMemory=2063937 "
-        "Gres=gpu:h100:8 Feature=h100,ib TmpDisk=100000"]
+def test_key_table_of_a_file_outside_the_catalogue():
+    assert said(key_table, "plugstack.conf", "22.05") == (
+        "configuration file 'plugstack.conf' is not in the catalogue; known: slurm.conf, slurmdbd.conf, "
+        "cgroup.conf, gres.conf")
 
 
-@pytest.mark.parametrize("over, message", [
-    ({"cpus": 208}, r"cpus=208 but sockets\*cores_per_socket\*threads_per_core = 2\*52\*1 = 104"),
-    ({"real_memory": 0}, r"real_memory \(MiB\)=0 is outside 1\.\."),
-    ({"gres": [{"type": "gpu", "model": "h100", "count": 0}]}, r"gres\[0\] count=0 is outside 1\.\."),
-    ({"gres": [{"type": "gpu", "count": 4}, {"type": "gpu", "count": 4}]}, r"repeats gpu:None"),
-    ({"name": "compute[09]"}, r"node 0 name: 'compute\[09\]' is not allowed; expected a letter or digit"),
-    ({"name": "bad name"}, r"node 0 name: 'bad name' is not allowed"),
-    ({"boards": 3}, r"sockets=2 is not a multiple of boards=3"),
-    ({"features": ["a b"]}, r"features\[0\]: 'a b' is not allowed; expected a letter or digit"),
-    ({"extra": {"CPUs": 4}}, r"extra sets CPUs"),
-    ({"extra": {"RestrictedCoresPerGPU": 4}}, r"'RestrictedCoresPerGPU' is not accepted by Slurm 23.11"),
-    ({"colour": "red"}, r"unknown field\(s\) colour"),
+# ---------------------------------------------------------------- unknown keys
+def test_unknown_key_without_a_close_key_in_full():
+    assert said(check_settings, "slurm.conf", {"Zzz": 1}, "22.05.8") == (
+        "slurm.conf key 'Zzz' is not accepted by Slurm 22.05 (%s): %s; remove it" % (SRC_22, UNKNOWN))
+
+
+def test_unknown_keys_with_a_hint_in_full():
+    assert said(check_settings, "slurm.conf", {"MaxConcurrentJobs": 1}, "22.05") == (
+        "slurm.conf key 'MaxConcurrentJobs' is not accepted by Slurm 22.05 (%s): %s; remove it (running-job limits "
+        "are association/QOS limits (sacctmgr ... MaxJobs=N, GrpJobs=N); MaxJobCount is the controller-wide total "
+        "of jobs kept in memory)" % (SRC_22, UNKNOWN))
+    assert said(check_settings, "slurm.conf", {"PriorityDecayType": 1}, "22.05") == (
+        "slurm.conf key 'PriorityDecayType' is not accepted by Slurm 22.05 (%s): %s; did you mean PriorityType or "
+        "PriorityDecayHalfLife or PriorityCalcPeriod? (Slurm's decay is set by PriorityDecayHalfLife (and "
+        "PriorityCalcPeriod); there is no decay type)" % (SRC_22, UNKNOWN))
+
+
+def test_unknown_key_names_at_most_three_close_keys():
+    # PriorityWeight is close to every PriorityWeight* key of 22.05: three are offered, in their own spelling
+    message = said(check_settings, "slurm.conf", {"PriorityWeight": 1}, "22.05")
+    offered = re.fullmatch(r".*; did you mean (\S+) or (\S+) or (\S+)\?", message).groups()
+    table = {k for k, _t in slurm_keys.TABLES["22.05"]["slurm.conf"]}
+    assert len(set(offered)) == 3 and all(k.startswith("PriorityWeight") and k in table for k in offered)
+
+
+def test_render_unknown_key_names_the_release_of_the_version():
+    assert said(render_conf_lines, {"Zzz": 1}, "slurm.conf", "22.05.8") == (
+        "slurm.conf key 'Zzz' is not accepted by Slurm 22.05 (%s): %s; remove it" % (SRC_22, UNKNOWN))
+    assert said(render_conf_lines, {"Zzz": 1}, "cgroup.conf", "23.11") == (
+        "cgroup.conf key 'Zzz' is not accepted by Slurm 23.11 (%s): %s; remove it" % (SRC_23, UNKNOWN))
+
+
+# ---------------------------------------------------------------- check_settings: its own refusals
+def test_settings_of_an_unknown_file_or_type():
+    assert said(check_settings, "x.conf", {}, "22.05") == (
+        "configuration file 'x.conf' is not one of slurm.conf, slurmdbd.conf, cgroup.conf, gres.conf")
+    assert said(check_settings, "cgroup.conf", ["ConstrainCores"], "22.05") == (
+        "cgroup.conf settings must be a mapping of Key: value, got ['ConstrainCores'] of type list")
+
+
+@pytest.mark.parametrize("key", [5, "", None])
+def test_settings_key_that_is_no_name(key):
+    assert said(check_settings, "slurm.conf", {key: "x"}, "22.05") == (
+        "slurm.conf: key %r is not a non-empty string" % (key,))
+
+
+def test_settings_key_given_twice_in_full():
+    assert said(check_settings, "slurm.conf", {"ClusterName": "a", "clustername": "b"}, "22.05") == (
+        "slurm.conf: key 'clustername' is given twice ('ClusterName' and 'clustername'); Slurm keys are "
+        "case-insensitive, keep one")
+
+
+def test_removed_keys_in_full():
+    assert said(check_settings, "slurm.conf", {"FastSchedule": 1}, "23.11") == (
+        "slurm.conf key 'FastSchedule' is removed in Slurm 23.11: fatal('The FastSchedule option has been "
+        "removed...'); FastSchedule=2 is SlurmdParameters=config_overrides; set SlurmdParameters instead")
+    assert said(check_settings, "slurm.conf", {"AccountingStorageLoc": "/x"}, "22.05") == (
+        "slurm.conf key 'AccountingStorageLoc' is removed in Slurm 22.05: fatal('The AccountingStorageLoc option "
+        "has been removed. It is safe to remove from your configuration.'); delete it")
+
+
+def test_removed_key_that_is_no_longer_in_the_table():
+    # 23.11 dropped SlurmctldPlugstack from its table: it is refused as removed, not as unknown
+    assert said(check_settings, "slurm.conf", {"SlurmctldPlugstack": "x"}, "23.11") == (
+        "slurm.conf key 'SlurmctldPlugstack' is removed in Slurm 23.11: no longer in 23.11's "
+        "slurm_conf_options[]; delete it")
+
+
+def test_renamed_key_and_its_replacement_in_full():
+    assert said(check_settings, "slurm.conf", {"CryptoType": "crypto/munge", "CredType": "cred/munge"}, "22.05") == (
+        "slurm.conf: both CryptoType and CredType are set; Slurm 22.05 uses CredType and ignores CryptoType ('read "
+        "only when CredType is absent, 'crypto' replaced by 'cred' in the value'); keep only CredType")
+
+
+def test_renamed_keys_report_the_translation_in_full():
+    result = check_settings("slurm.conf", {"ClusterName": "c", "CryptoType": "crypto/munge",
+                                           "AcctGatherInfinibandType": "acct_gather_infiniband/ofed"}, "24.11")
+    assert result == {
+        "settings": {"ClusterName": "c", "CredType": "cred/munge",
+                     "AcctGatherInterconnectType": "acct_gather_interconnect/ofed"},
+        "translated": [
+            {"from": "CryptoType", "to": "CredType",
+             "why": "read only when CredType is absent, 'crypto' replaced by 'cred' in the value"},
+            {"from": "AcctGatherInfinibandType", "to": "AcctGatherInterconnectType",
+             "why": "read only when AcctGatherInterconnectType is absent, 'infiniband' replaced by 'interconnect' "
+                    "in the value"}],
+        "warnings": []}
+
+
+def test_renamed_value_that_is_not_text_is_kept():
+    assert check_settings("slurm.conf", {"CryptoType": 5, "AcctGatherInfinibandType": 6}, "22.05")["settings"] == {
+        "CredType": 5, "AcctGatherInterconnectType": 6}
+
+
+def test_deprecated_key_is_kept_with_a_warning(monkeypatch):
+    # No catalogue entry is 'deprecated' today; a release that deprecates ClusterName would keep it and warn.
+    real = slurm_keys.key_status
+
+    def status(release, conf):
+        entries = dict(real(release, conf))
+        if conf == "slurm.conf":
+            entries["ClusterName"] = ("deprecated", None, "logs 'ClusterName is deprecated'")
+        return entries
+
+    monkeypatch.setattr(slurm_keys, "key_status", status)
+    result = check_settings("slurm.conf", {"clustername": "c", "SlurmctldHost": "h"}, "22.05")
+    assert result == {"settings": {"ClusterName": "c", "SlurmctldHost": "h"}, "translated": [],
+                      "warnings": ["slurm.conf: ClusterName is deprecated in Slurm 22.05: logs 'ClusterName is "
+                                   "deprecated'"]}
+
+
+# ---------------------------------------------------------------- controller keys
+WHY_MACHINE = ("read only when SlurmctldHost is absent, else 'Ignoring ControlMachine since SlurmctldHost is set.' "
+               "(read_config.c _load_slurmctld_host)")
+
+
+def test_control_machine_alone_is_one_host_not_a_list():
+    result = check_settings("slurm.conf", {"ControlMachine": "head1", "ClusterName": "c"}, "22.05")
+    assert result == {"settings": {"ClusterName": "c", "SlurmctldHost": "head1"},
+                      "translated": [{"from": "ControlMachine", "to": "SlurmctldHost", "why": WHY_MACHINE}],
+                      "warnings": []}
+
+
+def test_every_controller_key_with_addresses():
+    result = check_settings("slurm.conf", {"controlmachine": "head1", "BackupAddr": "10.0.0.2",
+                                           "BackupController": "head2", "ControlAddr": "10.0.0.1"}, "23.11")
+    assert result["settings"] == {"SlurmctldHost": ["head1(10.0.0.1)", "head2(10.0.0.2)"]}
+    assert result["translated"] == [
+        {"from": "controlmachine", "to": "SlurmctldHost", "why": WHY_MACHINE},
+        {"from": "ControlAddr", "to": "SlurmctldHost",
+         "why": "old-style address of ControlMachine; becomes SlurmctldHost=name(addr)"},
+        {"from": "BackupController", "to": "SlurmctldHost",
+         "why": "old-style backup controller; becomes a second SlurmctldHost line"},
+        {"from": "BackupAddr", "to": "SlurmctldHost",
+         "why": "address of BackupController; becomes the second SlurmctldHost=name(addr)"}]
+
+
+def test_controller_key_refusals_in_full():
+    assert said(check_settings, "slurm.conf", {"ControlAddr": "10.0.0.1", "BackupController": "b"}, "22.05") == (
+        "slurm.conf: BackupController, ControlAddr given without ControlMachine; Slurm 22.05 reads the old-style "
+        "controller keys only as a set ('No SlurmctldHost defined.'); write SlurmctldHost=<host>[(<addr>)] instead")
+    assert said(check_settings, "slurm.conf", {"ControlMachine": "a", "BackupAddr": "10.0.0.2"}, "22.05") == (
+        "slurm.conf: BackupAddr=10.0.0.2 without BackupController; Slurm 22.05 stops with 'BackupAddr specified "
+        "without BackupController'; add the backup host or drop BackupAddr")
+    assert said(check_settings, "slurm.conf", {"ControlMachine": "a", "BackupController": "b",
+                                               "SlurmctldHost": "c"}, "22.05") == (
+        "slurm.conf: SlurmctldHost and BackupController, ControlMachine are both set; Slurm 22.05 ignores the old "
+        "keys ('Ignoring ControlMachine since SlurmctldHost is set.'); keep only SlurmctldHost")
+
+
+@pytest.mark.parametrize("settings_, key, host", [
+    ({"ControlMachine": "h1,h2"}, "ControlMachine", "h1,h2"),
+    ({"ControlMachine": "h1", "BackupController": "h2,h3"}, "BackupController", "h2,h3"),
 ])
-def test_node_refusals(over, message):
-    with pytest.raises(SlurmConfError, match=message):
-        node_lines([_h100("compute01", **over)], "23.11")
+def test_several_controller_hosts_need_an_address(settings_, key, host):
+    assert said(check_settings, "slurm.conf", settings_, "24.11") == (
+        "slurm.conf: %s=%s names several hosts but has no address; Slurm 24.11 stops with 'ControlMachine has "
+        "multiple host names, so ControlAddr must be specified'; give one host per SlurmctldHost" % (key, host))
 
 
-def test_duplicate_node_refused():
-    with pytest.raises(SlurmConfError, match=r"node compute01 is listed twice \(items 0 and 1\)"):
-        node_lines([_h100("compute01"), _h100("compute01")])
+def test_several_controller_hosts_with_an_address_meet_the_host_rule():
+    assert said(check_settings, "slurm.conf", {"ControlMachine": "h1,h2", "ControlAddr": "10.0.0.1"}, "24.11") == (
+        "slurm.conf SlurmctldHost='h1,h2(10.0.0.1)': expected NAME or NAME(ADDRESS): a host name of letters, "
+        "digits, '.', '_' and '-' and an address of letters, digits, '.', ':' and '-' (an IPv4 or IPv6 address or "
+        "a DNS name)")
 
 
-def test_partitions():
-    parts = [{"name": "gpu", "nodes": "compute[01-08]", "default": True, "max_time": "2-00:00:00", "state": "up"},
-             {"name": "debug", "nodes": ["compute01", "compute02"], "max_time": 30, "extra": {"PriorityTier": 2}},
-             {"name": "all", "nodes": "ALL", "max_time": "infinite"}]
-    assert partition_lines(parts, REFERENCE_NODES) == [
-        "PartitionName=gpu Nodes=compute[01-08] Default=YES MaxTime=2-00:00:00 State=UP",
-        "PartitionName=debug Nodes=compute[01-02] MaxTime=30 PriorityTier=2",
-        "PartitionName=all Nodes=compute[01-08] MaxTime=INFINITE"]
+@pytest.mark.parametrize("value", ["head 1", "head1(10.0.0.1", 5, ["head1", "-x"]])
+def test_slurmctld_host_rule(value):
+    shown = "'-x'" if isinstance(value, list) else repr(value)
+    assert said(render_conf_lines, {"SlurmctldHost": value}) == (
+        "slurm.conf SlurmctldHost=%s: expected NAME or NAME(ADDRESS): a host name of letters, digits, '.', '_' and "
+        "'-' and an address of letters, digits, '.', ':' and '-' (an IPv4 or IPv6 address or a DNS name)" % shown)
 
 
-@pytest.mark.parametrize("parts, message", [
-    ([{"name": "gpu", "nodes": "compute[01-09]"}], r"partition gpu references node\(s\) compute09 that have no NodeName"),
-    ([{"name": "gpu", "nodes": "compute[01-07]"}], r"node\(s\) compute08 are in no partition"),
-    ([{"name": "a", "nodes": "ALL", "default": True}, {"name": "b", "nodes": "ALL", "default": True}], r"both default"),
-    ([{"name": "a", "nodes": "ALL"}, {"name": "a", "nodes": "ALL"}], r"defined twice"),
-    ([{"name": "a", "nodes": "ALL", "max_time": "2 days"}], r"is not a Slurm time"),
-    ([{"name": "a", "nodes": "ALL", "state": "OPEN"}], r"state 'OPEN' is not one of UP, DOWN, DRAIN, INACTIVE"),
-    ([{"name": "a", "nodes": "ALL", "extra": {"Nodes": "x"}}], r"extra sets Nodes"),
-    ([{"name": "a", "nodes": "ALL", "extra": {"MaxTimeLimit": 5}}], r"'MaxTimeLimit' is not accepted .* did you mean"),
-    ([{"name": "default", "nodes": "ALL"}], r"partition 0 name 'default' is Slurm's keyword for defaults"),
+def test_slurmctld_host_accepts_an_ipv6_address():
+    assert render_conf_lines({"SlurmctldHost": "head1(fd00::1)"}) == ["SlurmctldHost=head1(fd00::1)"]
+
+
+# ---------------------------------------------------------------- KeepAliveTime, value rules, combinations
+def test_keepalivetime_alone_and_first():
+    result = check_settings("slurm.conf", {"KeepAliveTime": 60, "ClusterName": "c"}, "22.05")
+    assert result == {"settings": {"ClusterName": "c", "CommunicationParameters": ["keepalivetime=60"]},
+                      "translated": [{"from": "KeepAliveTime", "to": "CommunicationParameters",
+                                      "why": "'KeepAliveTime parameter has moved to CommunicationParameters' "
+                                             "(keepalivetime=N there takes precedence)"}],
+                      "warnings": []}
+
+
+@pytest.mark.parametrize("params, items", [
+    ("NoAddrCache,,NoInAddrAny,", ["NoAddrCache", "NoInAddrAny"]),
+    (["NoAddrCache", "block_null_hash"], ["NoAddrCache", "block_null_hash"]),
+    ({"NoAddrCache": True, "getnameinfo_cache_timeout": 30}, ["NoAddrCache", "getnameinfo_cache_timeout=30"]),
+    (7, ["7"]),
 ])
-def test_partition_refusals(parts, message):
-    with pytest.raises(SlurmConfError, match=message):
-        partition_lines(parts, REFERENCE_NODES)
+def test_keepalivetime_joins_every_form_of_communication_parameters(params, items):
+    settings_ = check_settings("slurm.conf", {"CommunicationParameters": params, "KeepAliveTime": 60},
+                               "22.05")["settings"]
+    assert settings_ == {"CommunicationParameters": items + ["keepalivetime=60"]}
 
 
-# ---------------------------------------------------------------- gres.conf
-def _topo_gpus():
-    """(index, numa) per GPU and NUMA -> CPU list, read from the real nvidia-smi topo -m capture."""
-    text = _reference("nvidia-smi", "topo-m.8xH100-NV18.ml-engineering.txt")
-    gpus, cores = [], {}
-    for line in text.splitlines():
-        match = re.match(r"^GPU(\d+)\s.*\s(\d+-\d+)\s+(\d+)\s*$", line)
-        if match:
-            gpus.append({"index": int(match.group(1)), "numa_node": int(match.group(3))})
-            cores[int(match.group(3))] = match.group(2)
-    return gpus, cores
+def test_keepalivetime_twice_in_full():
+    assert said(check_settings, "slurm.conf", {"CommunicationParameters": "NoAddrCache,KeepAliveTime=30",
+                                               "KeepAliveTime": 60}, "22.05") == (
+        "slurm.conf: KeepAliveTime=60 and CommunicationParameters keepalivetime= are both set; Slurm uses the "
+        "CommunicationParameters one; drop KeepAliveTime")
 
 
-def test_reference_design_gres_from_topo_capture():
-    gpus, numa_cores = _topo_gpus()
-    assert numa_cores == {0: "0-51", 1: "52-103"}
-    entry = {"nodes": "compute[01-08]", "name": "gpu", "type": "h100", "gpus": gpus, "numa_cores": numa_cores}
-    # With SMT off, CPU ids 0-103 are also Slurm's core indexes 0-103 (2 sockets x 52 cores).
-    assert gres_conf_lines([entry], REFERENCE_NODES, "22.05.8") == [
-        "NodeName=compute[01-08] Name=gpu Type=h100 File=/dev/nvidia[0-3] Cores=0-51",
-        "NodeName=compute[01-08] Name=gpu Type=h100 File=/dev/nvidia[4-7] Cores=52-103"]
+def test_value_rule_in_full_and_only_on_text():
+    assert said(check_settings, "slurm.conf", {"SelectType": " Select/Cons_Res"}, "23.11") == (
+        "slurm.conf: SelectType= Select/Cons_Res is refused by Slurm 23.11 (NEWS 23.11.0rc1: 'Removed "
+        "select/cons_res. Please update your configuration to select/cons_tres.'); use SelectType=select/cons_tres")
+    assert check_settings("slurm.conf", {"SelectType": ["select/cons_tres"]}, "23.11")["settings"] == {
+        "SelectType": ["select/cons_tres"]}
 
 
-def test_gres_matches_the_parallelcluster_reference_lines():
-    text = _reference("slurm", "gres.conf.pcluster-generated-gpu-queue.conf")
-    for line in text.splitlines():
-        if line.startswith("#"):
-            continue
-        fields = dict(item.split("=", 1) for item in line.split())
-        files = expand_hostlist(fields["File"], "device_path")
-        entry = {"nodes": fields["NodeName"], "name": fields["Name"], "type": fields["Type"],
-                 "gpus": [{"index": int(f[len("/dev/nvidia"):])} for f in files]}
-        # Same line; Slurm's own writer keeps 'xlarge-[1-1]', a single host compresses to 'xlarge-1'.
-        assert gres_conf_lines([entry]) == [line.replace("-[1-1]", "-1")]
+def test_linear_with_tree_refusal_in_full_and_other_pairs_pass():
+    assert said(check_settings, "slurm.conf", {"SelectType": "select/linear",
+                                               "TopologyPlugin": "topology/tree"}, "24.11") == (
+        "slurm.conf: SelectType=select/linear with TopologyPlugin=topology/tree is not supported by Slurm 24.11 "
+        "(removed in 24.05); use SelectType=select/cons_tres")
+    for version in ("23.11", "24.11"):
+        assert check_settings("slurm.conf", {"SelectType": "select/cons_tres", "TopologyPlugin": "topology/tree"},
+                              version)["warnings"] == []
+        assert check_settings("slurm.conf", {"SelectType": "select/linear", "TopologyPlugin": "topology/flat"},
+                              version)["warnings"] == []
 
 
-def test_gres_autodetect_and_uneven_numa():
-    entries = [{"nodes": "compute[01-04]", "autodetect": "nvml", "count": 8},
-               {"nodes": "compute[05-08]", "type": "h100", "gpus": [{"index": i, "numa_node": [0, 0, 1, 1, 0, 0, 1, 1][i]} for i in range(8)],
-                "numa_cores": {0: [0, 1, 2, 52, 53], 1: "26-51"}}]
-    assert gres_conf_lines(entries, REFERENCE_NODES) == [
-        "NodeName=compute[01-04] AutoDetect=nvml",
-        "NodeName=compute[05-08] Name=gpu Type=h100 File=/dev/nvidia[0-1,4-5] Cores=0-2,52-53",
-        "NodeName=compute[05-08] Name=gpu Type=h100 File=/dev/nvidia[2-3,6-7] Cores=26-51"]
+@pytest.mark.parametrize("first, second", [("DefMemPerCPU", "DefMemPerNode"), ("MaxMemPerCPU", "MaxMemPerNode")])
+def test_exclusive_memory_keys_in_full(first, second):
+    assert said(check_settings, "slurm.conf", {first: 1, second: 2}, "24.11") == (
+        "slurm.conf: %s and %s are both set; Slurm 24.11 keeps one and ignores the other; set only one"
+        % (first, second))
+    assert check_settings("slurm.conf", {first: 1}, "24.11")["settings"] == {first: 1}
+    assert check_settings("slurm.conf", {second: 2}, "24.11")["settings"] == {second: 2}
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"nodes": "compute[01-08]", "type": "h100", "gpus": [{"index": i} for i in range(4)]},
-     r"node compute01: slurm.conf Gres=gpu:h100:8 declares 8 gpu but gres.conf has 4 device\(s\)"),
-    ({"nodes": "compute[01-08]", "autodetect": "nvml", "count": 7}, r"declares 8 gpu but gres.conf has 7"),
-    ({"nodes": "compute[01-09]", "autodetect": "nvml"}, r"names node compute09, which has no NodeName line"),
-    ({"nodes": "compute[01-08]", "type": "h100", "gpus": [{"index": i, "numa_node": 0} for i in range(8)],
-      "numa_cores": {0: "0-207"}}, r"Cores up to 207 for NUMA node 0, but node compute01 has only 104 cores"),
+def test_settings_values_are_checked_with_the_file_name():
+    assert said(check_settings, "slurm.conf", {"ClusterName": "a b"}, "22.05") == (
+        "slurm.conf ClusterName='a b' contains whitespace; Slurm splits values at whitespace and this collection "
+        "does not quote slurm.conf values, use commas as Slurm's lists do")
+    assert said(check_settings, "slurmdbd.conf", {"DbdPort": 0}, "22.05") == (
+        "slurmdbd.conf DbdPort: 0 is not allowed; expected a port: a whole number 1-65535 (0 is outside 1-65535)")
+
+
+# ---------------------------------------------------------------- scalar values
+@pytest.mark.parametrize("settings_, lines", [
+    ({"TreeWidth": 0, "VSizeFactor": 65535}, ["TreeWidth=0", "VSizeFactor=65535"]),
+    ({"MaxJobCount": 4294967295}, ["MaxJobCount=4294967295"]),
+    ({"DefMemPerCPU": 2 ** 64 - 1}, ["DefMemPerCPU=18446744073709551615"]),
+    ({"TreeWidth": "0x10", "VSizeFactor": "0xFFFF", "MaxJobCount": "infinite"},
+     ["TreeWidth=0x10", "VSizeFactor=0xFFFF", "MaxJobCount=infinite"]),
+    ({"ClusterName": 5, "Epilog": 2.5}, ["ClusterName=5", "Epilog=2.5"]),
+    ({"DownNodes": 1.5}, ["DownNodes=1.5"]),
+    ({"DownNodes": ["n[1-2],n5", 2.5]}, ["DownNodes=n[1-2],n5", "DownNodes=2.5"]),
 ])
-def test_gres_count_and_core_refusals(entry, message):
-    with pytest.raises(SlurmConfError, match=message):
-        gres_conf_lines([entry], REFERENCE_NODES)
+def test_render_numbers_at_their_edges(settings_, lines):
+    assert render_conf_lines(settings_) == lines
 
 
-@pytest.mark.parametrize("entries, message", [
-    ([{"nodes": "n1", "gpus": [{"index": 0}, {"index": 0}]}], r"GPU index 0 is listed twice"),
-    ([{"nodes": "n1", "gpus": [{"index": 0, "numa_node": 2}], "numa_cores": {0: "0-3"}}], r"numa_node 2 has no entry"),
-    ([{"nodes": "n1", "autodetect": "cuda"}], r"autodetect 'cuda' is not nvml"),
-    ([{"nodes": "n1", "autodetect": "nvml", "gpus": [{"index": 0}]}], r"both autodetect and gpus"),
-    ([{"nodes": "n1"}], r"needs gpus"),
-    ([{"nodes": "n1", "autodetect": "nvml"}, {"nodes": "n[1-2]", "autodetect": "nvml"}], r"node n1 gets gpu from gres entries 0 and 1"),
-    ([{"nodes": "n1", "gpus": [{"index": 0}], "numa_cores": {0: "5-3"}, "gpus_": 1}], r"must be a mapping with fields"),
+@pytest.mark.parametrize("value", ["yes", "No", "TRUE", "false", "Up", "down", "1", "0"])
+def test_every_yes_no_word(value):
+    # parse_value.c reads these in any case; they are written as given
+    assert render_conf_lines({"UsePAM": value}) == ["UsePAM=%s" % value]
+
+
+@pytest.mark.parametrize("value, text", [(99.5, "99.5"), ("99.5", "99.5"), ("95", "95"), (".5", ".5"), ("5.", "5.")])
+def test_float_keys(value, text):
+    assert render_conf_lines({"AllowedRAMSpace": value}, "cgroup.conf", "22.05") == ["AllowedRAMSpace=%s" % text]
+
+
+@pytest.mark.parametrize("conf, settings_, message", [
+    ("slurm.conf", {"ReturnToService": True},
+     "slurm.conf ReturnToService=True: Slurm parses ReturnToService as u16, not yes/no; write the number or word "
+     "Slurm documents for it (e.g. 0 or 1)"),
+    ("slurm.conf", {"UsePAM": 1}, "slurm.conf UsePAM=1: UsePAM is a yes/no key; write true or false"),
+    ("slurm.conf", {"TreeWidth": -1}, "slurm.conf TreeWidth=-1 is outside 0..65535 (Slurm parses it as u16)"),
+    ("slurm.conf", {"TreeWidth": 65536}, "slurm.conf TreeWidth=65536 is outside 0..65535 (Slurm parses it as u16)"),
+    ("slurm.conf", {"MaxJobCount": 2 ** 32},
+     "slurm.conf MaxJobCount=4294967296 is outside 0..4294967295 (Slurm parses it as u32)"),
+    ("slurm.conf", {"DefMemPerCPU": 2 ** 64},
+     "slurm.conf DefMemPerCPU=18446744073709551616 is outside 0..18446744073709551615 (Slurm parses it as u64)"),
+    ("slurm.conf", {"SlurmctldTimeout": "70000"},
+     "slurm.conf SlurmctldTimeout=70000 is outside 0..65535 (Slurm parses it as u16)"),
+    ("slurm.conf", {"SlurmctldTimeout": "0x10000"},
+     "slurm.conf SlurmctldTimeout=65536 is outside 0..65535 (Slurm parses it as u16)"),
+    ("slurm.conf", {"SlurmctldTimeout": "010"},
+     "slurm.conf SlurmctldTimeout='010': Slurm reads a number with a leading 0 as octal; write it without the "
+     "leading zeros"),
+    ("slurm.conf", {"SlurmctldTimeout": "soon"},
+     "slurm.conf SlurmctldTimeout='soon' is not a number (Slurm parses it as u16; decimal digits, 0x hex or "
+     "UNLIMITED are accepted)"),
+    ("slurm.conf", {"SlurmctldTimeout": 1.5},
+     "slurm.conf SlurmctldTimeout=1.5: Slurm parses SlurmctldTimeout as u16; give a whole number"),
+    ("cgroup.conf", {"AllowedRAMSpace": float("inf")},
+     "cgroup.conf AllowedRAMSpace=inf: expected a finite number, not NaN or infinity"),
+    ("cgroup.conf", {"AllowedRAMSpace": "1e3"},
+     "cgroup.conf AllowedRAMSpace='1e3' is not a number such as 95 or 99.5 (Slurm parses it as float)"),
+    ("cgroup.conf", {"AllowedRAMSpace": "ninety"},
+     "cgroup.conf AllowedRAMSpace='ninety' is not a number such as 95 or 99.5 (Slurm parses it as float)"),
+    ("cgroup.conf", {"AllowedRAMSpace": "inf"},
+     "cgroup.conf AllowedRAMSpace='inf' is not a number such as 95 or 99.5 (Slurm parses it as float)"),
+    ("slurm.conf", {"ClusterName": None},
+     "slurm.conf ClusterName must be a string, number, boolean or list, got None of type NoneType"),
+    ("slurm.conf", {"ClusterName": b"x"},
+     "slurm.conf ClusterName must be a string, number, boolean or list, got b'x' of type bytes"),
+    ("slurm.conf", {"ClusterName": ""}, "slurm.conf ClusterName is empty; omit the key to get Slurm's default"),
+    ("slurm.conf", {"ClusterName": "a\nb"},
+     "slurm.conf ClusterName='a\\nb' contains a control character (a line break, tab, NUL, ESC ...); expected "
+     "printable text without blanks, '#' or '\"'"),
+    ("slurm.conf", {"ClusterName": "a#b"},
+     "slurm.conf ClusterName='a#b' contains '#' (starts a comment anywhere on a Slurm line); Slurm cannot take it "
+     "in a value, remove it"),
+    ("slurm.conf", {"ClusterName": 'a"b'},
+     "slurm.conf ClusterName='a\"b' contains a double quote; Slurm cannot take it in a value, remove it"),
+    ("slurm.conf", {"UsePAM": "maybe"},
+     "slurm.conf UsePAM='maybe' is not yes/no (parse_value.c accepts yes, no, true, false, up, down, 1, 0)"),
+    ("slurm.conf", {"TreeWidth": [70000]}, "slurm.conf TreeWidth=70000 is outside 0..65535 (Slurm parses it as u16)"),
 ])
-def test_gres_entry_refusals(entries, message):
-    with pytest.raises(SlurmConfError, match=message):
-        gres_conf_lines(entries)
+def test_scalar_refusals_in_full(conf, settings_, message):
+    assert said(render_conf_lines, settings_, conf, "22.05") == message
 
 
-def test_check_gres_counts_returns_declared_counts():
-    counts = check_gres_counts(REFERENCE_NODES, [{"nodes": "compute[01-08]", "autodetect": "nvml", "count": 8}])
-    assert counts == {"compute%02d" % i: 8 for i in range(1, 9)}
+# ---------------------------------------------------------------- lists and option mappings
+def test_option_mapping_with_capitals_and_dots():
+    assert render_conf_lines({"CommunicationParameters": {"NoAddrCache": True, "block_null_hash": True},
+                              "SchedulerParameters": {"bf_window": 1440, "max_rpc_cnt": 150}}) == [
+        "CommunicationParameters=NoAddrCache,block_null_hash", "SchedulerParameters=bf_window=1440,max_rpc_cnt=150"]
 
 
-# ---------------------------------------------------------------- property: grouping round trip
-_SPECS = [
-    {"sockets": 2, "cores_per_socket": 52, "threads_per_core": 1, "real_memory": 2063937,
-     "gres": [{"type": "gpu", "model": "h100", "count": 8}]},
-    {"sockets": 2, "cores_per_socket": 56, "threads_per_core": 2, "real_memory": 1031000},
-    {"sockets": 1, "cores_per_socket": 64, "threads_per_core": 2, "real_memory": 515000, "features": ["amd"]},
-]
+@pytest.mark.parametrize("settings_, message", [
+    ({"UsePAM": {"x": True}}, "slurm.conf UsePAM: a mapping only renders for list-of-options keys"),
+    ({"SchedulerParameters": {"bf_continue": False}},
+     "slurm.conf SchedulerParameters: option 'bf_continue' is False; leave it out instead"),
+    ({"SchedulerParameters": {"bf_continue": None}},
+     "slurm.conf SchedulerParameters: option 'bf_continue' is None; leave it out instead"),
+    ({"SchedulerParameters": {"bf window": 1}},
+     "slurm.conf SchedulerParameters: option name 'bf window' is not allowed; expected letters, digits, '_', '.', "
+     "'+', '/' and '-' (no '=', ',', blank or '#')"),
+    ({"SchedulerParameters": {5: True}},
+     "slurm.conf SchedulerParameters: option name 5 is not allowed; expected letters, digits, '_', '.', '+', '/' "
+     "and '-' (no '=', ',', blank or '#')"),
+    ({"GresTypes": []}, "slurm.conf GresTypes is an empty list; omit the key instead"),
+    ({"GresTypes": ["gpu,mps"]}, "slurm.conf GresTypes: list item 'gpu,mps' contains a comma; give the items "
+                                 "separately"),
+])
+def test_list_and_mapping_refusals_in_full(settings_, message):
+    assert said(render_conf_lines, settings_) == message
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.dictionaries(
-    st.tuples(st.sampled_from(["gpu", "cpu", "rack1-n"]), st.integers(0, 60), st.sampled_from([1, 2, 3])),
-    st.integers(0, len(_SPECS) - 1), min_size=1, max_size=40))
-def test_grouping_round_trips(assignment):
-    nodes = []
-    for (prefix, number, width), spec in assignment.items():
-        nodes.append(dict(_SPECS[spec], name="%s%s" % (prefix, str(number).zfill(width))))
-    by_name = {n["name"]: n for n in nodes}
-    if len(by_name) != len(nodes):  # 'gpu1' with width 1 and 'gpu01' are different names, duplicates are not
-        return
-    seen = []
-    for line in node_lines(nodes):
-        fields = dict(item.split("=", 1) for item in line.split())
-        for host in expand_hostlist(fields["NodeName"]):
-            node = by_name[host]
-            assert int(fields["Sockets"]) == node["sockets"]
-            assert int(fields["CoresPerSocket"]) == node["cores_per_socket"]
-            assert int(fields["CPUs"]) == node["sockets"] * node["cores_per_socket"] * node["threads_per_core"]
-            assert int(fields["RealMemory"]) == node["real_memory"]
-            seen.append(host)
-    assert sorted(seen) == sorted(by_name)
-    assert len(seen) == len(set(seen))
+# ---------------------------------------------------------------- ports
+@pytest.mark.parametrize("settings_, lines", [
+    ({"SlurmdPort": 1}, ["SlurmdPort=1"]), ({"SlurmdPort": "65535"}, ["SlurmdPort=65535"]),
+    ({"SlurmctldPort": 6817}, ["SlurmctldPort=6817"]), ({"SlurmctldPort": "1-65535"}, ["SlurmctldPort=1-65535"]),
+    ({"SrunPortRange": "60001-63000"}, ["SrunPortRange=60001-63000"]),
+    ({"JobCompPort": 3306, "AccountingStoragePort": "6819"}, ["JobCompPort=3306", "AccountingStoragePort=6819"]),
+])
+def test_ports_accepted(settings_, lines):
+    assert render_conf_lines(settings_) == lines
+
+
+ONE = "a port: a whole number 1-65535"
+RANGE = "a port 1-65535, or a range LOW-HIGH of ports (LOW < HIGH), e.g. 6817 or 6817-6818"
+SRUN = "a range LOW-HIGH of ports 1-65535, e.g. 60001-63000"
+NODE = "a port 1-65535, or ports and LOW-HIGH ranges in hostlist form, e.g. 6818 or [17001-17004]"
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("SlurmdPort", 0, "0 is not allowed; expected %s (0 is outside 1-65535)" % ONE),
+    ("SlurmdPort", 65536, "65536 is not allowed; expected %s (65536 is outside 1-65535)" % ONE),
+    ("SlurmdPort", "6817-6818", "'6817-6818' is not allowed; expected %s" % ONE),
+    ("SlurmdPort", "abc", "'abc' is not allowed; expected %s" % ONE),
+    ("SrunPortRange", "60001", "'60001' is not allowed; expected %s" % SRUN),
+    ("SlurmctldPort", "0-6818", "'0-6818' is not allowed; expected %s (0-6818 is outside 1-65535)" % RANGE),
+    ("SlurmctldPort", "6817-65536",
+     "'6817-65536' is not allowed; expected %s (6817-65536 is outside 1-65535)" % RANGE),
+    ("SlurmctldPort", "65536-65535",
+     "'65536-65535' is not allowed; expected %s (65536-65535 is outside 1-65535)" % RANGE),
+    ("SlurmctldPort", "6817-0", "'6817-0' is not allowed; expected %s (6817-0 is outside 1-65535)" % RANGE),
+    ("SlurmctldPort", "6818-6817",
+     "'6818-6817' is not allowed; expected %s (the range 6818-6817 does not go from a lower to a higher port; "
+     "Slurm: 'Invalid SlurmctldPort')" % RANGE),
+    ("SlurmctldPort", "1-1",
+     "'1-1' is not allowed; expected %s (the range 1-1 does not go from a lower to a higher port; Slurm: 'Invalid "
+     "SlurmctldPort')" % RANGE),
+])
+def test_port_refusals_in_full(key, value, message):
+    assert said(render_conf_lines, {key: value}) == "slurm.conf %s: %s" % (key, message)
+
+
+@pytest.mark.parametrize("value, kind", [(True, "bool"), (6818.0, "float"), (None, "NoneType")])
+def test_port_of_another_type_in_full(value, kind):
+    assert said(render_conf_lines, {"SlurmdPort": value}) == (
+        "slurm.conf SlurmdPort must be a number or a string (%s), got %r of type %s" % (ONE, value, kind))
+
+
+def test_slurmdbd_ports():
+    assert render_conf_lines({"DbdPort": 6819, "StoragePort": "3306"}, "slurmdbd.conf", "24.11") == [
+        "DbdPort=6819", "StoragePort=3306"]
+    assert said(render_conf_lines, {"StoragePort": "3306-3307"}, "slurmdbd.conf", "24.11") == (
+        "slurmdbd.conf StoragePort: '3306-3307' is not allowed; expected %s" % ONE)
+
+
+@pytest.mark.parametrize("port", ["6818", "[17001-17004]", "6818,6820-6821", "[1-1]", "65535"])
+def test_node_port_forms(port):
+    assert node_lines([small("n1", extra={"Port": port})]) == ["NodeName=n1 %s Port=%s" % (SMALL_LINE, port)]
+
+
+@pytest.mark.parametrize("port, why", [
+    ("[6818", ""), ("6818]", ""), ("abc", ""), ("[0-4]", " (0-4 is outside 1-65535)"),
+    ("6818,6818-6817", " (the range 6818-6817 does not go from a lower to a higher port; Slurm: 'Invalid Port')"),
+])
+def test_node_port_refusals_in_full(port, why):
+    assert said(node_lines, [small("n1", extra={"Port": port})]) == (
+        "NodeName Port: %r is not allowed; expected %s%s" % (port, NODE, why))
+
+
+# ---------------------------------------------------------------- cgroup.conf
+def test_cgroup_conf_every_flag_off():
+    assert cgroup_conf("24.11", constrain_devices=False, constrain_cores=False, constrain_ram=False,
+                       cgroup_plugin="cgroup/v2") == [
+        "CgroupPlugin=cgroup/v2", "ConstrainCores=NO", "ConstrainDevices=NO", "ConstrainRAMSpace=NO"]
+    assert cgroup_conf("22.05", constrain_cores=False) == [
+        "CgroupPlugin=autodetect", "ConstrainCores=NO", "ConstrainDevices=YES", "ConstrainRAMSpace=YES"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"cgroup_plugin": "disabled"},
+     "cgroup.conf CgroupPlugin='disabled' is not accepted by Slurm 23.11; use one of autodetect, cgroup/v1, cgroup/v2"),
+    ({"constrain_devices": "yes"}, "cgroup_conf constrain_devices must be true or false, got 'yes' of type str"),
+    ({"constrain_cores": 1}, "cgroup_conf constrain_cores must be true or false, got 1 of type int"),
+    ({"constrain_ram": None}, "cgroup_conf constrain_ram must be true or false, got None of type NoneType"),
+])
+def test_cgroup_conf_refusals_in_full(kwargs, message):
+    assert said(cgroup_conf, "23.11", **kwargs) == message

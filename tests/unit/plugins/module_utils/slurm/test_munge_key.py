@@ -2,7 +2,9 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=slurm/munge_key` found alive (docs/testing.md).
+"""slurm/munge_key: what munged accepts, and how one key file compares with the wanted one (the tests that killed the
+mutants of `make mutation MODULES=slurm/munge_key`, docs/testing.md; the module's own runs are in
+tests/unit/plugins/modules/test_munge_key.py).
 
 The limits are MUNGE's (munge_defs.h): a key of 32 to 1024 bytes, both ends included.
 """
