@@ -3,6 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """lab/common.py: how the lab calls podman (with lab/containers.conf) and stops when podman fails."""
+from __future__ import annotations
+
 import os
 import subprocess
 

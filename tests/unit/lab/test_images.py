@@ -3,6 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """lab/images.py: the package mirrors from the host's apt configuration, and the recipe hash that tags an image."""
+from __future__ import annotations
+
 import images
 
 

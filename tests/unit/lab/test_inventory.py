@@ -3,6 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """lab/inventory.py: the hosts.yml and the secrets `up` writes for a lab."""
+from __future__ import annotations
+
 import yaml
 
 import inventory

@@ -4,6 +4,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """lab/lab.py, the CLI: `up` (its checks, whose lab it is, what it removes and makes) and `down`, with podman, the
 image build and SSH replaced. The podman records are real (tests/unit/helpers/lab_owntest.py)."""
+from __future__ import annotations
+
 import json
 import os
 import subprocess

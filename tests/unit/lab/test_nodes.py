@@ -3,6 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """lab/nodes.py: the nodes of a lab, their addresses and the podman arguments of their containers."""
+from __future__ import annotations
+
 import nodes
 
 

@@ -6,6 +6,8 @@
 
 The records are real (tests/unit/helpers/lab_owntest.py). Variants (labels taken out, as lab.py wrote them before
 it recorded its owner) are made from them in the tests and said so."""
+from __future__ import annotations
+
 import copy
 import os
 
