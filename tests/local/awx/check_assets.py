@@ -18,58 +18,31 @@
     check_assets.py mutants DUMP ROOT                 `state` accepts DUMP and rejects each of a dozen broken
                                                       variants of it, each for its own reason
 
-`state` reads the playbooks the way Ansible runs them: the plays of import_playbook, the roles of each play and
-the roles those import, their meta/argument_specs.yml, the play's vars and vars_files, and the Jinja expressions
-in them (parsed with Jinja's own parser) for the variables they read and the filters they cast them with.
+`state` reads the playbooks the way Ansible runs them (playbook_walker.py): the plays, their roles and tasks,
+the roles' argument specs, and the variables the plays' vars and vars_files read.
 """
 from __future__ import annotations
 
 import base64
 import copy
-import functools
 import json
 import os
 import re
 import sys
 
-import jinja2
-import yaml
-from jinja2 import nodes
+from playbook_walker import PlaybookError, load, playbook
 
-JINJA = jinja2.Environment()
-CASTS = {"bool": "bool", "int": "int", "float": "float", "string": "str", "list": "list"}
 # Ansible's boolean strings (module_utils.parsing.convert_bool), as a multiple choice question offers them.
 BOOL_STRINGS = {"true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "t", "f"}
 TEXT_TYPES = {"text", "textarea", "password"}
-NON_CONNECTING = {"set_fact", "debug", "assert", "fail", "meta", "include_tasks", "import_tasks", "include_role",
-                  "import_role", "include_vars", "add_host", "group_by", "set_stats", "pause"}
-TASK_KEYWORDS = {
-    "name", "when", "loop", "loop_control", "register", "vars", "tags", "delegate_to", "delegate_facts", "run_once",
-    "become", "become_user", "become_method", "changed_when", "failed_when", "until", "retries", "delay", "notify",
-    "listen", "ignore_errors", "ignore_unreachable", "no_log", "check_mode", "diff", "environment", "async", "poll",
-    "block", "rescue", "always", "any_errors_fatal", "throttle", "timeout", "args", "with_items", "with_dict",
-    "module_defaults", "collections", "debugger", "connection", "remote_user", "port", "local_action", "action",
-}
-COLLECTION = "gpufleet.cluster."
-
-
-class _Loader(yaml.SafeLoader):
-    """Playbook YAML with Ansible's tags read as plain values."""
-
-
-_Loader.add_multi_constructor("!", lambda loader, suffix, node: loader.construct_scalar(node)
-                              if isinstance(node, yaml.ScalarNode) else None)
-
-
-@functools.lru_cache(maxsize=None)
-def load(path):
-    """A YAML file, read once per process; callers only read what it returns."""
-    with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
 
 
 class CheckFailed(Exception):
     """A check that did not hold; main() prints it and exits 1."""
+
+
+# What stops a check: one that did not hold, or playbooks it cannot read (a role they name is missing).
+FAILED = (CheckFailed, PlaybookError)
 
 
 QUIET = []
@@ -183,7 +156,8 @@ def secrets_check(dump, logdir):
         elif token in auth or password in auth:
             fail("the token or password in an Authorization header of another form: %s" % entry["path"])
     if not bearer or not basic_seen or not issued:
-        fail("the runs did not log in both ways (Bearer %d, Basic %d, tokens issued %d)" % (bearer, basic_seen, len(issued)))
+        fail("the runs did not log in both ways (Bearer %d, Basic %d, tokens issued %d)"
+             % (bearer, basic_seen, len(issued)))
     state = json.dumps(dump["objects"])
     if any(v in state for v in values):
         fail("a secret is stored in an AWX object")
@@ -196,207 +170,6 @@ def secrets_check(dump, logdir):
        "log (%d logs)" % (bearer, basic_seen, len(issued), len(logs)))
 
 
-# ---------------------------------------------------------------- the playbooks, read as Ansible runs them
-def _module(task):
-    keys = [k for k in task if k not in TASK_KEYWORDS and not k.startswith("with_")]
-    return keys[0].split(".")[-1] if keys else None
-
-
-def _role_dir(root, name):
-    name = name[len(COLLECTION):] if name.startswith(COLLECTION) else name
-    path = os.path.join(root, "roles", name)
-    if not os.path.isdir(path):
-        fail("role %s is not in roles/" % name)
-    return name, path
-
-
-def _walk_tasks(tasks, inherited, here, root, out):
-    """Every task of a list with the delegate_to / become it runs with; follows static task includes."""
-    for task in tasks or []:
-        if not isinstance(task, dict):
-            continue
-        attrs = dict(inherited)
-        for key in ("delegate_to", "become"):
-            if key in task:
-                attrs[key] = task[key]
-        if "block" in task:
-            for part in ("block", "rescue", "always"):
-                _walk_tasks(task.get(part), attrs, here, root, out)
-            continue
-        module = _module(task)
-        out.append((task, module, attrs, here))
-        for key in task:
-            if key.split(".")[-1] in ("include_tasks", "import_tasks"):
-                target = task[key] if isinstance(task[key], str) else (task[key] or {}).get("file")
-                for base in (here, root):
-                    candidate = os.path.join(base, target or "")
-                    if target and "{{" not in target and os.path.isfile(candidate):
-                        _walk_tasks(load(candidate), attrs, os.path.dirname(candidate), root, out)
-                        break
-
-
-def _roles_of_tasks(task_list):
-    names = []
-    for task, module, _attrs, _here in task_list:
-        if module in ("include_role", "import_role"):
-            key = [k for k in task if k.split(".")[-1] == module][0]
-            names.append(task[key]["name"])
-    return names
-
-
-PLAYBOOKS = {}
-
-
-def playbook(root, rel):
-    """Playbook(root, rel), read once per process (the mutants re-check the same playbooks)."""
-    if (root, rel) not in PLAYBOOKS:
-        PLAYBOOKS[root, rel] = Playbook(root, rel)
-    return PLAYBOOKS[root, rel]
-
-
-class Playbook:
-    """What one playbook runs: its plays (imports followed), roles, variables and tasks."""
-
-    def __init__(self, root, rel):
-        self.root, self.rel = root, rel
-        self.plays, self.roles, self.tasks = [], {}, []
-        self._read(os.path.join(root, rel))
-        pending = [name for play, _path in self.plays for name in self._play_roles(play)]
-        pending += _roles_of_tasks(self.tasks)
-        while pending:
-            name, path = _role_dir(root, pending.pop())
-            if name in self.roles:
-                continue
-            role_tasks = []
-            for filename in sorted(os.listdir(os.path.join(path, "tasks"))):
-                _walk_tasks(load(os.path.join(path, "tasks", filename)), {}, os.path.join(path, "tasks"), root,
-                            role_tasks)
-            self.roles[name] = {"path": path, "tasks": role_tasks}
-            meta = load(os.path.join(path, "meta", "main.yml")) or {}
-            pending += [d if isinstance(d, str) else d.get("role", d.get("name")) for d in meta.get("dependencies") or []]
-            pending += _roles_of_tasks(role_tasks)
-
-    def _read(self, path):
-        for entry in load(path) or []:
-            imported = entry.get("ansible.builtin.import_playbook", entry.get("import_playbook"))
-            if imported:
-                self._read(os.path.join(os.path.dirname(path), imported))
-                continue
-            self.plays.append((entry, path))
-            # A task of a play on localhost runs there as a task delegated to localhost would.
-            play_attrs = {"become": entry.get("become"),
-                          "delegate_to": "localhost" if str(entry.get("hosts")) == "localhost" else None}
-            for part in ("pre_tasks", "tasks", "post_tasks", "handlers"):
-                _walk_tasks(entry.get(part), play_attrs, os.path.dirname(path), os.path.dirname(path), self.tasks)
-
-    @staticmethod
-    def _play_roles(play):
-        return [r if isinstance(r, str) else r.get("role", r.get("name")) for r in play.get("roles") or []]
-
-    def role_options(self):
-        options = {}
-        for name, role in self.roles.items():
-            spec_path = os.path.join(role["path"], "meta", "argument_specs.yml")
-            spec = load(spec_path)["argument_specs"]["main"]["options"]
-            for option, desc in spec.items():
-                options[option] = dict(desc, source="role %s (meta/argument_specs.yml)" % name)
-        return options
-
-    def declared(self):
-        """Variables the plays declare or read in vars / vars_files: name -> what the expressions say of it."""
-        found = {}
-        for play, path in self.plays:
-            sources = [(play.get("vars") or {}, "play vars of %s" % os.path.relpath(path, self.root))]
-            for vars_file in play.get("vars_files") or []:
-                full = os.path.join(os.path.dirname(path), vars_file)
-                sources.append((load(full) or {}, os.path.relpath(full, self.root)))
-            for variables, where in sources:
-                for name, value in variables.items():
-                    entry = found.setdefault(name, {"source": where, "casts": set(), "defaults": set()})
-                    if not _is_template(value):
-                        entry["literal"] = value
-                    for expr in _templates(value):
-                        for ref, casts, defaults in _reads(expr):
-                            if ref.startswith("_"):
-                                continue
-                            entry_ref = found.setdefault(ref, {"source": where, "casts": set(), "defaults": set()})
-                            entry_ref["casts"] |= casts
-                            entry_ref["defaults"] |= defaults
-        for info in found.values():
-            info["choices"] = None
-        for task, module, _attrs, _here in self.tasks:
-            if module != "assert":
-                continue
-            that = task[[k for k in task if k.split(".")[-1] == "assert"][0]]["that"]
-            for expr in that if isinstance(that, list) else [that]:
-                for name, choices in _membership(expr):
-                    if name in found:
-                        found[name]["choices"] = choices
-        return found
-
-    def connects(self):
-        return any(str(play.get("hosts")) not in ("localhost", "127.0.0.1") for play, _path in self.plays)
-
-    def local_tasks_with_become(self):
-        """Tasks that would run on the control node with the job's --become: on a localhost play or delegated."""
-        found = []
-        for task, module, attrs, here in self.tasks + [t for role in self.roles.values() for t in role["tasks"]]:
-            if module is None or module in NON_CONNECTING:
-                continue
-            if attrs.get("delegate_to") in ("localhost", "127.0.0.1") and attrs.get("become") is not False:
-                found.append("%s: %s" % (os.path.relpath(here, self.root), task.get("name", module)))
-        return found
-
-
-def _is_template(value):
-    return isinstance(value, str) and ("{{" in value or "{%" in value)
-
-
-def _templates(value):
-    if isinstance(value, str):
-        if _is_template(value):
-            yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _templates(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _templates(item)
-
-
-def _reads(template):
-    """(name, casts, default types) for each variable a template reads."""
-    tree = JINJA.parse(template)
-    names = list(tree.find_all(nodes.Name))
-    assigned = {n.name for n in names if n.ctx in ("store", "param")}
-    result = {n.name: (set(), set()) for n in names if n.ctx == "load" and n.name not in assigned}
-    for node in tree.find_all(nodes.Filter):
-        base, chain = node.node, [node.name]
-        while isinstance(base, nodes.Filter) and base.name in ("default", "d"):
-            chain.append(base.name)
-            base = base.node
-        if not isinstance(base, nodes.Name) or base.name not in result:
-            continue
-        if node.name in CASTS:
-            result[base.name][0].add(CASTS[node.name])
-        elif node.name in ("default", "d") and node.args:
-            literal = node.args[0]
-            if isinstance(literal, nodes.Const):
-                result[base.name][1].add(type(literal.value).__name__)
-            elif isinstance(literal, nodes.List):
-                result[base.name][1].add("list")
-    return [(name, casts, defaults) for name, (casts, defaults) in result.items()]
-
-
-def _membership(expr):
-    """(name, [choices]) for each `name in [constants]` of an assert expression."""
-    tree = JINJA.parse("{{ %s }}" % expr)
-    for node in tree.find_all(nodes.Compare):
-        if isinstance(node.expr, nodes.Name) and len(node.ops) == 1 and node.ops[0].op == "in":
-            items = node.ops[0].expr
-            if isinstance(items, (nodes.List, nodes.Tuple)) and all(isinstance(i, nodes.Const) for i in items.items):
-                yield node.expr.name, [i.value for i in items.items]
-
 
 def _python_type(info):
     if "type" in info:
@@ -407,7 +180,8 @@ def _python_type(info):
             return None
         return next(iter(info["casts"]))
     if "literal" in info:
-        return {str: "str", bool: "bool", int: "int", float: "float", list: "list", dict: "dict"}.get(type(info["literal"]))
+        return {str: "str", bool: "bool", int: "int", float: "float", list: "list",
+                dict: "dict"}.get(type(info["literal"]))
     if len(info.get("defaults") or ()) == 1:
         return next(iter(info["defaults"]))
     return None
@@ -452,7 +226,8 @@ def check_question(template, question, spec):
         if qtype not in TEXT_TYPES | {"multiplechoice"}:
             return "%s: a str needs a text or multiple choice question" % where
         if spec_choices and qtype != "multiplechoice":
-            return "%s: the variable has choices %s; the question must offer them as a multiple choice" % (where, spec_choices)
+            return "%s: the variable has choices %s; the question must offer them as a multiple choice" % (
+                where, spec_choices)
         if spec_choices and not set(choices) <= set(str(c) for c in spec_choices):
             return "%s: choices %s are not all among %s" % (where, choices, spec_choices)
         if has_default and qtype in TEXT_TYPES and isinstance(default, str) and (
@@ -494,7 +269,8 @@ def state(dump, root):
             fail("%s: playbook %s is not a playbook of the repository" % (name, rel))
         book = playbook(root, rel)
         if jt["job_slice_count"] != 1 or jt["ask_job_slice_count_on_launch"]:
-            fail("%s: job_slice_count %s, prompt %s" % (name, jt["job_slice_count"], jt["ask_job_slice_count_on_launch"]))
+            fail("%s: job_slice_count %s, prompt %s"
+                 % (name, jt["job_slice_count"], jt["ask_job_slice_count_on_launch"]))
         for field, want in (("allow_simultaneous", False), ("verbosity", 0), ("use_fact_cache", False),
                             ("ask_variables_on_launch", False), ("ask_job_type_on_launch", False),
                             ("ask_scm_branch_on_launch", False), ("ask_inventory_on_launch", False),
@@ -530,14 +306,16 @@ def state(dump, root):
             checked_questions += 1
         questions = len(spec.get("spec", []))
         ok("%s: %s, unsliced, %s, become %s, %s" % (
-            name, rel, "%d survey question(s) it reads, typed as it reads them" % questions if questions else "no survey",
+            name, rel,
+            "%d survey question(s) it reads, typed as it reads them" % questions if questions else "no survey",
             "on" if jt["become_enabled"] else "off", "machine credential" if "ssh" in kinds else "no credential"))
     if not checked_questions:
         fail("no survey question was checked")
     for source in objects["inventory_sources"]:
         path = os.path.join(root, source["source_path"])
         if source["source"] != "scm" or not os.path.isfile(path):
-            fail("inventory source %s: %s %s is not a file of the repository" % (source["name"], source["source"], path))
+            fail("inventory source %s: %s %s is not a file of the repository"
+                 % (source["name"], source["source"], path))
         inventory = load(path)
         if not isinstance(inventory, dict) or "all" not in inventory:
             fail("inventory source %s: %s is not a YAML inventory (no 'all')" % (source["name"], source["source_path"]))
@@ -549,7 +327,8 @@ def state(dump, root):
     for project in objects["projects"]:
         if project["allow_override"] or not project["scm_update_on_launch"] or project["default_environment"] is None:
             fail("project %s: allow_override %s, scm_update_on_launch %s, default EE %s" % (
-                project["name"], project["allow_override"], project["scm_update_on_launch"], project["default_environment"]))
+                project["name"], project["allow_override"], project["scm_update_on_launch"],
+                project["default_environment"]))
     ok("%d projects, %d inventory sources; no credential was created (%d, the site's)" % (
         len(objects["projects"]), len(objects["inventory_sources"]), len(objects["credentials"])))
     created = [e for e in dump["request_log"] if e["method"] == "POST" and e["path"] == "/api/v2/credentials/"]
@@ -628,7 +407,7 @@ def mutants(path, root):
         QUIET.append(True)
         try:
             state(broken, root)
-        except CheckFailed as err:
+        except FAILED as err:
             if expect not in str(err):
                 fail("%s: rejected for another reason: %s" % (what, err))
         else:
@@ -641,7 +420,7 @@ def mutants(path, root):
 def main(argv):
     try:
         return _main(argv)
-    except CheckFailed as err:
+    except FAILED as err:
         print("FAIL: %s" % err)
         return 1
 

@@ -1,0 +1,36 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 gpufleet.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""lab/inventory.py: the hosts.yml and the secrets `up` writes for a lab."""
+from __future__ import annotations
+
+import yaml
+
+import inventory
+import nodes
+
+
+def test_inventory_describes_groups(tmp_path):
+    planned = nodes.plan_nodes("t", computes=3, logins=1)
+    path = inventory.write_inventory("t", planned, "/key", str(tmp_path / "inv"))
+    inv = yaml.safe_load(open(path, encoding="utf-8"))
+    groups = inv["all"]["children"]["cluster"]["children"]
+    assert list(groups["gpu_nodes"]["hosts"]) == ["gpu01", "gpu02", "gpu03"]
+    assert groups["gpu_nodes"]["hosts"]["gpu02"]["gpufleet_ip"] == planned[-2].ip
+    assert list(groups["slurm_controller"]["hosts"]) == ["head"]
+    assert set(inv["all"]["children"]["lustre_clients"]["children"]) == {"gpu_nodes", "login_nodes"}
+    # A second lab gets the same committed lab description.
+    assert (tmp_path / "inv" / "group_vars" / "all" / "lab.yml").exists()
+
+
+def test_a_second_up_keeps_the_labs_secrets(tmp_path):
+    """Growing a lab (`up --computes 3` after 2) must not rotate the database password under slurmdbd."""
+    secrets_path = tmp_path / "inv" / "group_vars" / "all" / "lab_secrets.yml"
+    inventory.write_inventory("t", nodes.plan_nodes("t", computes=2, logins=1), "/key", str(tmp_path / "inv"))
+    first = secrets_path.read_text()
+    assert oct(secrets_path.stat().st_mode & 0o777) == "0o600"
+    inventory.write_inventory("t", nodes.plan_nodes("t", computes=3, logins=1), "/key", str(tmp_path / "inv"))
+    assert secrets_path.read_text() == first
+    assert oct(secrets_path.stat().st_mode & 0o777) == "0o600"
+    assert yaml.safe_load(first)["slurm_db_password"]
