@@ -37,6 +37,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.markd
 )
 
 APPLY_CHOICES = ("stripe_plan", "pfl")
+# What build_plan needs of the inputs (the result of plan_inputs / cluster_plan_inputs).
+INPUT_KEYS = ("name", "pdus", "derating", "pdu_model", "racks", "power_budget", "layout_input", "lustre", "node_types",
+              "groups")
 
 
 def to_json(data: Any) -> str:
@@ -54,20 +57,24 @@ def lustre_plans(lustre: Mapping[str, Any]) -> List[Dict[str, Any]]:
     for index, d in enumerate(lustre["directories"]):
         where = "gpufleet_plan_lustre.directories[%d]" % index
         # The name becomes a directory under the mount point and a word of the lfs command: a plain name, never a path.
-        path = "%s/%s" % (lustre["mountpoint"], input_rules.plain_name(where + ".name", need(d, "name", where), ClusterPlanError))
+        name = input_rules.plain_name(where + ".name", need(d, "name", where), ClusterPlanError)
+        path = "%s/%s" % (lustre["mountpoint"], name)
         size = d.get("stripe_size", DEFAULT_STRIPE_SIZE)
         try:
-            stripes = stripe_plan(lustre["osts"], lustre["ost_bw_gbs"], need(d, "clients", where), need(d, "client_bw_gbs", where),
-                                  pattern=need(d, "pattern", where), stripe_size=size, files=d.get("files"))
+            stripes = stripe_plan(lustre["osts"], lustre["ost_bw_gbs"], need(d, "clients", where),
+                                  need(d, "client_bw_gbs", where), pattern=need(d, "pattern", where), stripe_size=size,
+                                  files=d.get("files"))
             sizes = need(d, "sizes", where)
-            pfl = pfl_layout(dict(sizes) if isinstance(sizes, Mapping) else sizes, lustre["osts"], stripe_size=size, path=path)
+            pfl = pfl_layout(dict(sizes) if isinstance(sizes, Mapping) else sizes, lustre["osts"], stripe_size=size,
+                             path=path)
         except StripingError as exc:
             raise ClusterPlanError("%s (%s): %s" % (where, path, exc))
         stripes["command"] = "lfs setstripe %s %s" % (" ".join(stripes["lfs_setstripe_args"]), shlex.quote(path))
         apply = d.get("apply", "pfl")
         plans.append({"path": path, "description": d.get("description", ""), "pattern": d["pattern"],
-                      "clients": d["clients"], "client_bw_gbs": d["client_bw_gbs"], "sizes": sizes, "stripe_plan": stripes,
-                      "pfl": pfl, "apply": apply, "command": stripes["command"] if apply == "stripe_plan" else pfl["command"]})
+                      "clients": d["clients"], "client_bw_gbs": d["client_bw_gbs"], "sizes": sizes,
+                      "stripe_plan": stripes, "pfl": pfl, "apply": apply,
+                      "command": stripes["command"] if apply == "stripe_plan" else pfl["command"]})
     return plans
 
 
@@ -83,9 +90,10 @@ def nccl_plans(node_types: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
             xml = str(render_xml(t["nccl_layout"]))
         except NcclTopologyError as exc:
             raise ClusterPlanError("gpufleet_plan_node_types %s: nccl_layout: %s" % (t["name"], exc))
-        plans.append({"name": t["name"], "group": t["group"], "file": "nccl/%s.xml" % t["name"], "hosts": compress(t["hosts"]),
-                      "gpus": xml.count('class="0x03'), "nets": xml.count("<net "),
-                      "hardware_gpus": t["hardware"].get("gpus"), "hardware_hcas": t["hardware"].get("rdma_hcas"), "xml": xml})
+        plans.append({"name": t["name"], "group": t["group"], "file": "nccl/%s.xml" % t["name"],
+                      "hosts": compress(t["hosts"]), "gpus": xml.count('class="0x03'), "nets": xml.count("<net "),
+                      "hardware_gpus": t["hardware"].get("gpus"), "hardware_hcas": t["hardware"].get("rdma_hcas"),
+                      "xml": xml})
     return plans
 
 
@@ -94,14 +102,16 @@ def hostlists(groups: Mapping[str, Sequence[str]]) -> List[Dict[str, Any]]:
     out = []
     for group, hosts in groups.items():
         hostlist = compress(hosts)
-        out.append({"group": group, "count": len(hosts), "hostlist": hostlist, "hosts": expand_hostlist(hostlist) if hostlist else []})
+        out.append({"group": group, "count": len(hosts), "hostlist": hostlist,
+                    "hosts": expand_hostlist(hostlist) if hostlist else []})
     return out
 
 
-def build_plan(inputs: Mapping[str, Any], layout: Mapping[str, Any], as_built: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+def build_plan(inputs: Mapping[str, Any], layout: Mapping[str, Any],
+               as_built: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """Stage 2: every file plan.yml writes ({relative path: content}), the Lustre and NCCL rows its checks loop
     over, and a summary. `layout` is pdu_layout of inputs.layout_input, `as_built` pdu_check of inputs.as_built."""
-    for key in ("name", "pdus", "derating", "pdu_model", "racks", "power_budget", "layout_input", "lustre", "node_types", "groups"):
+    for key in INPUT_KEYS:
         need(inputs, key, "cluster_plan input (the result of cluster_plan_inputs)")
     for key in ("summary", "circuits", "pdus", "racks", "placements"):
         need(layout, key, "cluster_plan layout (the result of pdu_layout)")
@@ -112,15 +122,17 @@ def build_plan(inputs: Mapping[str, Any], layout: Mapping[str, Any], as_built: O
     power_json = {
         "racks": inputs["racks"],
         "budget": inputs["power_budget"],
-        "layout": {"pdu_model": model["model"] or "", "input_rating_a": model["input_rating_a"], "input": inputs["layout_input"],
-                   "result": layout},
+        "layout": {"pdu_model": model["model"] or "", "input_rating_a": model["input_rating_a"],
+                   "input": inputs["layout_input"], "result": layout},
         "as_built": None if inputs.get("as_built") is None else {
-            "pdu_model": inputs["as_built"]["pdu_model"], "assignment": inputs["as_built"]["assignment"], "check": as_built},
+            "pdu_model": inputs["as_built"]["pdu_model"], "assignment": inputs["as_built"]["assignment"],
+            "check": as_built},
     }
     files = {
         "power.json": to_json(power_json),
         "power.md": render_power_md(inputs, layout, as_built),
-        "lustre.json": to_json(dict({k: inputs["lustre"][k] for k in ("fsname", "mountpoint", "osts", "ost_bw_gbs")}, directories=lustre)),
+        "lustre.json": to_json(dict({k: inputs["lustre"][k] for k in ("fsname", "mountpoint", "osts", "ost_bw_gbs")},
+                                    directories=lustre)),
         "lustre.md": render_lustre_md(inputs["lustre"], lustre),
     }
     files.update((t["file"], t["xml"]) for t in nccl)
@@ -132,7 +144,8 @@ def build_plan(inputs: Mapping[str, Any], layout: Mapping[str, Any], as_built: O
         "lustre": [{k: d[k] for k in ("path", "apply", "command")} for d in lustre],
         "nccl": [{k: v for k, v in t.items() if k != "xml"} for t in nccl],
         "summary": {"circuits_used": layout["summary"]["circuits_used"],
-                    "gpu_power_cap_w": inputs["power_budget"]["gpu_power_cap_w"], "warnings": inputs["power_budget"]["warnings"],
+                    "gpu_power_cap_w": inputs["power_budget"]["gpu_power_cap_w"],
+                    "warnings": inputs["power_budget"]["warnings"],
                     "as_built_violations": None if as_built is None else as_built["summary"]["violations"],
                     "lustre_directories": len(lustre), "nccl_files": [t["file"] for t in nccl],
                     "hostlists": {g["group"]: g["hostlist"] for g in lists}},

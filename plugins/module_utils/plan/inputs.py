@@ -149,14 +149,15 @@ def rack_loads(racks: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
     for index, rack in enumerate(racks):
         for number, load in enumerate(as_list(rack.get("loads") or [], "gpufleet_plan_power.racks[%d].loads" % index)):
             where = "gpufleet_plan_power.racks[%d].loads[%d]" % (index, number)
-            input_rules.mapping(where, load, ClusterPlanError, required=("name", "max_power_w", "psus", "psus_required"),
-                                optional=LOAD_KEYS)
+            input_rules.mapping(where, load, ClusterPlanError,
+                                required=("name", "max_power_w", "psus", "psus_required"), optional=LOAD_KEYS)
             input_rules.check("hostname", where + ".name", load["name"], ClusterPlanError)
             loads.append(dict(load, rack=rack["name"], node_type="load"))
     return loads
 
 
-def power_pdus(racks: Sequence[Mapping[str, Any]], feeds: Sequence[str], spec: Mapping[str, Any]) -> List[Dict[str, Any]]:
+def power_pdus(racks: Sequence[Mapping[str, Any]], feeds: Sequence[str],
+               spec: Mapping[str, Any]) -> List[Dict[str, Any]]:
     """One pdu_layout PDU per rack and feed, all of the same model `spec`."""
     pdus = []
     for rack in racks:
@@ -175,7 +176,8 @@ def as_built_assignment(breakers: Sequence[Mapping[str, Any]]) -> List[Dict[str,
         where = "gpufleet_plan_power.as_built.breakers[%d]" % index
         for host in expand(need(breaker, "nodes", where), where + ".nodes"):
             for psu in as_list(need(breaker, "psus", where), where + ".psus"):
-                rows.append({"node": host, "psu": psu, "pdu": need(breaker, "pdu", where), "circuit": need(breaker, "circuit", where)})
+                rows.append({"node": host, "psu": psu, "pdu": need(breaker, "pdu", where),
+                             "circuit": need(breaker, "circuit", where)})
     return rows
 
 
@@ -184,17 +186,18 @@ def rack_budget(racks: Sequence[Mapping[str, Any]], name: str) -> Any:
     return next((b.get("budget_w") for b in racks if isinstance(b, Mapping) and b.get("name") == name), None)
 
 
-def rack_report(racks: Sequence[Mapping[str, Any]], rack_hosts: Sequence[Sequence[str]], nodes: Sequence[Mapping[str, Any]],
-                budgets: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+def rack_report(racks: Sequence[Mapping[str, Any]], rack_hosts: Sequence[Sequence[str]],
+                nodes: Sequence[Mapping[str, Any]], budgets: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
     """Per rack: its hostlist, node count, the loads beside the nodes, the summed worst-case draw of nodes and loads as
     planned (`max_power_w`, after any GPU cap) and budget_w (None when the rack is not in gpufleet_power.racks)."""
     report = []
     for rack, hosts in zip(racks, rack_hosts):
         members = set(hosts)
         loads = [n for n in nodes if n.get("node_type") == "load" and n["rack"] == rack["name"]]
+        loads_w = sum(n["max_power_w"] for n in loads)
         report.append({"name": rack["name"], "nodes": compress(hosts), "count": len(hosts),
-                       "loads": [n["name"] for n in loads], "loads_w": sum(n["max_power_w"] for n in loads),
-                       "max_power_w": sum(n["max_power_w"] for n in nodes if n["name"] in members) + sum(n["max_power_w"] for n in loads),
+                       "loads": [n["name"] for n in loads], "loads_w": loads_w,
+                       "max_power_w": sum(n["max_power_w"] for n in nodes if n["name"] in members) + loads_w,
                        "budget_w": rack_budget(budgets, rack["name"])})
     return report
 
@@ -206,12 +209,12 @@ def _gpu_figures(node_type: Mapping[str, Any], hardware: Mapping[str, Any], wher
     gpus = (power.get("components") or {}).get("gpus") if isinstance(power.get("components"), Mapping) else None
     count = gpus.get("count") if isinstance(gpus, Mapping) else hardware.get("gpus")
     watts = gpus.get("power_w") if isinstance(gpus, Mapping) else hardware.get("gpu_tdp_w")
-    count = input_rules.integer(where + ".components.gpus.count (or gpufleet_hardware.gpus)", count or 0, ClusterPlanError,
-                                minimum=0, maximum=1024)
+    count = input_rules.integer(where + ".components.gpus.count (or gpufleet_hardware.gpus)", count or 0,
+                                ClusterPlanError, minimum=0, maximum=1024)
     if not count or watts is None:  # GPU watts unknown: the rack can be checked, but no cap computed
         return {"gpus": 0, "gpu_power_w": 0, "gpu_min_power_w": 0}
-    watts = input_rules.number(where + ".components.gpus.power_w (or gpufleet_hardware.gpu_tdp_w)", watts, ClusterPlanError,
-                               minimum=0, exclusive_minimum=True, maximum=100000)
+    watts = input_rules.number(where + ".components.gpus.power_w (or gpufleet_hardware.gpu_tdp_w)", watts,
+                               ClusterPlanError, minimum=0, exclusive_minimum=True, maximum=100000)
     low = power.get("gpu_min_power_w", watts)
     low = input_rules.number(where + ".power.gpu_min_power_w", low, ClusterPlanError, minimum=0, maximum=watts)
     return {"gpus": count, "gpu_power_w": watts, "gpu_min_power_w": low}
@@ -230,7 +233,8 @@ def check_node_power(node_type: Mapping[str, Any], figures: Mapping[str, Any], w
         parts, total = [], 0.0
         for name, part in components.items():
             if name == "other_w":
-                watts = input_rules.number(where + ".power.components.other_w", part, ClusterPlanError, minimum=0, maximum=1e6)
+                watts = input_rules.number(where + ".power.components.other_w", part, ClusterPlanError,
+                                           minimum=0, maximum=1e6)
                 parts.append("other %g W" % watts)
                 total += watts
                 continue
@@ -241,20 +245,22 @@ def check_node_power(node_type: Mapping[str, Any], figures: Mapping[str, Any], w
             parts.append("%d x %g W %s" % (count, watts, name))
             total += count * watts
         if top < total:
-            raise ClusterPlanError("%s.power.max_power_w %g W is below the sum of its components, %g W (%s); max_power_w is the "
-                                   "whole node's maximum input power: use the nameplate or the vendor's maximum"
+            raise ClusterPlanError("%s.power.max_power_w %g W is below the sum of its components, %g W (%s); "
+                                   "max_power_w is the whole node's maximum input power: use the nameplate or the "
+                                   "vendor's maximum"
                                    % (where, top, total, " + ".join(parts)))
     gpus_w = figures["gpus"] * figures["gpu_power_w"]
     if figures["gpus"] and abs(top - gpus_w) < 0.5:
-        return ["node type %s: max_power_w %g W is its %d GPUs x %g W alone; a whole node also feeds its CPUs, memory, NICs, "
-                "NVSwitches, drives and fans (an 8-GPU H100 SXM5 server: up to 10.2 kW), so the racks' draw is understated"
+        return ["node type %s: max_power_w %g W is its %d GPUs x %g W alone; a whole node also feeds its CPUs, "
+                "memory, NICs, NVSwitches, drives and fans (an 8-GPU H100 SXM5 server: up to 10.2 kW), so the racks' "
+                "draw is understated"
                 % (node_type["name"], top, figures["gpus"], figures["gpu_power_w"])]
     return []
 
 
-def power_budget(node_types: Sequence[Mapping[str, Any]], figures: Sequence[Mapping[str, Any]], nodes: List[Dict[str, Any]],
-                 racks: Sequence[Mapping[str, Any]], budgets: Sequence[Mapping[str, Any]], choice: str,
-                 pinned: Any) -> Dict[str, Any]:
+def power_budget(node_types: Sequence[Mapping[str, Any]], figures: Sequence[Mapping[str, Any]],
+                 nodes: List[Dict[str, Any]], racks: Sequence[Mapping[str, Any]],
+                 budgets: Sequence[Mapping[str, Any]], choice: str, pinned: Any) -> Dict[str, Any]:
     """rack_power_fit of every rack with a budget at the nodes' full power; with gpufleet_power_cap: rack_budget and a
     rack over budget, the cap (the lowest over-budget rack's) applied to every GPU node's max_power_w in `nodes`.
     Returns {choice, fit, gpu_power_cap_w, errors}; errors name each rack over budget and both ways out."""
@@ -269,7 +275,8 @@ def power_budget(node_types: Sequence[Mapping[str, Any]], figures: Sequence[Mapp
         fit_racks.append({"name": rack["name"], "budget_w": budget,
                           "nodes": [dict(kinds[n["node_type"]], name=n["name"], max_power_w=n["max_power_w"])
                                     for n in members if n["node_type"] != "load"],
-                          "loads": [{"name": n["name"], "max_power_w": n["max_power_w"]} for n in members if n["node_type"] == "load"]})
+                          "loads": [{"name": n["name"], "max_power_w": n["max_power_w"]}
+                                    for n in members if n["node_type"] == "load"]})
     try:
         parsed = parse_fit_input({"racks": fit_racks}) if fit_racks else []
     except PowerFitError as exc:
@@ -281,22 +288,23 @@ def power_budget(node_types: Sequence[Mapping[str, Any]], figures: Sequence[Mapp
         cap = min(f["gpu_power_cap_w"] for f in over)
     errors = [m for m in (way_out(f, counts[f["name"]], choice == "rack_budget") for f in fit) if m]
     if pinned is not None and pinned != cap:
-        errors.append("gpufleet_gpu_power_cap_w is %r in the inventory, but the plan computes %s; set it to %s (it is the "
-                      "power limit gpu_tuning applies and validate.yml checks)" % (pinned, "no cap" if cap is None else "%d W" % cap,
-                                                                                   "null" if cap is None else cap))
+        errors.append("gpufleet_gpu_power_cap_w is %r in the inventory, but the plan computes %s; set it to %s (it is "
+                      "the power limit gpu_tuning applies and validate.yml checks)"
+                      % (pinned, "no cap" if cap is None else "%d W" % cap, "null" if cap is None else cap))
     if cap is not None:
         for node in nodes:
             figure = kinds.get(node["node_type"])
             if figure and figure["gpus"]:
                 full = dict(figure, max_power_w=node["max_power_w"])
-                node["max_power_w"] = float(capped_node_w(_fractions(full), cap))
-                node["max_power_w"] = int(node["max_power_w"]) if node["max_power_w"].is_integer() else node["max_power_w"]
+                capped = float(capped_node_w(_fractions(full), cap))
+                node["max_power_w"] = int(capped) if capped.is_integer() else capped
     gpu_w = max((f["gpu_power_w"] for f in figures), default=0) or None
     return {"choice": choice, "fit": fit, "gpu_power_cap_w": cap, "gpu_power_w": gpu_w, "errors": errors}
 
 
 def _fractions(node: Mapping[str, Any]) -> Dict[str, Any]:
-    return {"max_power_w": Fraction(node["max_power_w"]), "gpus": node["gpus"], "gpu_power_w": Fraction(node["gpu_power_w"])}
+    return {"max_power_w": Fraction(node["max_power_w"]), "gpus": node["gpus"],
+            "gpu_power_w": Fraction(node["gpu_power_w"])}
 
 
 def spread_hosts(hosts: Sequence[str], count: int) -> List[List[str]]:
@@ -335,19 +343,23 @@ def plan_inputs(inventory: Mapping[str, Any], groups: Mapping[str, Sequence[str]
         typed_hosts = [h for t in node_types for h in groups[t["group"]]]
         rack_hosts = spread_hosts(typed_hosts, len(racks))
     elif not all(listed):
-        raise ClusterPlanError("gpufleet_plan_power.racks: give every rack its `nodes` (a hostlist), or none of them (then the plan "
-                               "spreads the nodes over the racks); racks without nodes: %s"
+        raise ClusterPlanError("gpufleet_plan_power.racks: give every rack its `nodes` (a hostlist), or none of them "
+                               "(then the plan spreads the nodes over the racks); racks without nodes: %s"
                                % ", ".join(str(r["name"]) for r, has in zip(racks, listed) if not has))
     else:
-        rack_hosts = [expand(rack["nodes"], "gpufleet_plan_power.racks[%d].nodes" % index) for index, rack in enumerate(racks)]
+        rack_hosts = [expand(rack["nodes"], "gpufleet_plan_power.racks[%d].nodes" % index)
+                      for index, rack in enumerate(racks)]
     feeds = as_list(need(power, "feeds", "gpufleet_plan_power"), "gpufleet_plan_power.feeds")
     as_built = power.get("as_built")
     if pdus not in PDU_KINDS:
         raise ClusterPlanError("pdus must be planned or as_built, got %r" % (pdus,))
     if pdus == "as_built" and as_built is None:
-        raise ClusterPlanError("pdus as_built lays the racks out on gpufleet_plan_power.as_built.pdu, which is not set; "
-                               "describe the as-built PDUs or use planned")
-    model = need(power, "pdu", "gpufleet_plan_power") if pdus == "planned" else need(as_built, "pdu", "gpufleet_plan_power.as_built")
+        raise ClusterPlanError("pdus as_built lays the racks out on gpufleet_plan_power.as_built.pdu, which is not "
+                               "set; describe the as-built PDUs or use planned")
+    if pdus == "planned":
+        model = need(power, "pdu", "gpufleet_plan_power")
+    else:
+        model = need(as_built, "pdu", "gpufleet_plan_power.as_built")
     derating = power.get("derating", DEFAULT_DERATING)
     figures, warnings = [], []
     for index, node_type in enumerate(node_types):
@@ -358,7 +370,8 @@ def plan_inputs(inventory: Mapping[str, Any], groups: Mapping[str, Sequence[str]
     choice = inventory.get("gpufleet_power_cap")
     choice = "none" if choice is None else choice
     if choice not in CAP_CHOICES:
-        raise ClusterPlanError("gpufleet_power_cap must be one of %s (or unset), got %r" % (", ".join(CAP_CHOICES), choice))
+        raise ClusterPlanError("gpufleet_power_cap must be one of %s (or unset), got %r"
+                               % (", ".join(CAP_CHOICES), choice))
     budgets = as_list((inventory.get("gpufleet_power") or {}).get("racks") or [], "gpufleet_power.racks")
     # A host listed in two racks gets the last one here; the placement check reports it.
     rack_of = {h: r["name"] for r, hosts in zip(racks, rack_hosts) for h in hosts}
@@ -373,22 +386,27 @@ def plan_inputs(inventory: Mapping[str, Any], groups: Mapping[str, Sequence[str]
             # The design's cabling covers its GPU nodes only: the loads are not in it.
             "input": {"nodes": [n for n in nodes if n["node_type"] != "load"], "derating": derating,
                       "pdus": power_pdus(racks, feeds, need(as_built_pdu, "spec", "gpufleet_plan_power.as_built.pdu"))},
-            "assignment": as_built_assignment(as_list(as_built.get("breakers", []), "gpufleet_plan_power.as_built.breakers")),
+            "assignment": as_built_assignment(as_list(as_built.get("breakers", []),
+                                                      "gpufleet_plan_power.as_built.breakers")),
         }
-    lustre, lustre_plan = need(inventory, "gpufleet_lustre", "inventory"), need(inventory, "gpufleet_plan_lustre", "inventory")
+    lustre = need(inventory, "gpufleet_lustre", "inventory")
+    lustre_plan = need(inventory, "gpufleet_plan_lustre", "inventory")
     return {
         "name": inventory.get("gpufleet_cluster_name") or "cluster",
         "pdus": pdus,
         "derating": derating,
         "pdu_model": {"model": model.get("model"), "input_rating_a": model.get("input_rating_a")},
-        "placement": rack_placement([h for t in node_types for h in groups[t["group"]]], [h for hosts in rack_hosts for h in hosts]),
+        "placement": rack_placement([h for t in node_types for h in groups[t["group"]]],
+                                    [h for hosts in rack_hosts for h in hosts]),
         "racks": rack_report(racks, rack_hosts, nodes, budgets),
         "power_budget": budget,
         "layout_input": {"nodes": nodes, "derating": derating, "imbalance_limit": power.get("imbalance_limit"),
                          "pdus": power_pdus(racks, feeds, need(model, "spec", "the PDU model (%s)" % pdus))},
         "as_built": as_built_inputs,
-        "lustre": {"fsname": need(lustre, "fsname", "gpufleet_lustre"), "mountpoint": need(lustre, "mountpoint", "gpufleet_lustre"),
-                   "osts": need(lustre, "osts", "gpufleet_lustre"), "ost_bw_gbs": need(lustre_plan, "ost_bw_gbs", "gpufleet_plan_lustre"),
+        "lustre": {"fsname": need(lustre, "fsname", "gpufleet_lustre"),
+                   "mountpoint": need(lustre, "mountpoint", "gpufleet_lustre"),
+                   "osts": need(lustre, "osts", "gpufleet_lustre"),
+                   "ost_bw_gbs": need(lustre_plan, "ost_bw_gbs", "gpufleet_plan_lustre"),
                    "directories": as_list(lustre_plan.get("directories", []), "gpufleet_plan_lustre.directories")},
         "node_types": [{"name": t["name"], "group": t["group"], "hosts": list(groups[t["group"]]),
                         "nccl_layout": t.get("nccl_layout"), "hardware": dict(hardware.get(t["group"]) or {})}
