@@ -109,7 +109,6 @@ def test_pdus_and_as_built_rows():
     assert [(r["node"], r["psu"]) for r in rows] == [("x1", 1), ("x1", 3), ("x2", 1), ("x2", 3), ("x3", 1), ("x3", 3)]
 
 
-
 def test_a_mapping_or_list_of_the_wrong_type_is_refused_in_the_collections_wording():
     with pytest.raises(ClusterPlanError, match=r"^inventory must be a mapping, got \['x'\] of type list$"):
         plan_inputs(["x"], GROUPS)
@@ -117,6 +116,7 @@ def test_a_mapping_or_list_of_the_wrong_type_is_refused_in_the_collections_wordi
     bad["gpufleet_plan_power"]["feeds"] = "A"
     with pytest.raises(ClusterPlanError, match=r"^gpufleet_plan_power\.feeds must be a list, got 'A' of type str$"):
         plan_inputs(bad, GROUPS)
+
 
 class _Str(str):
     pass
