@@ -27,7 +27,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping i
     pfl_layout,
     stripe_plan,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import NcclTopologyError, render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import NcclTopologyError
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import ClusterPlanError, compress, need
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.markdown import (
     render_hostlists_md,
