@@ -131,32 +131,32 @@ def _input(**changes):
 
 
 @pytest.mark.parametrize("data,message", [
-    ([], "power input must be a dict, got list"),
-    (_input(feeds=1), "power input has unknown key(s) feeds; allowed keys: nodes, pdus, derating, imbalance_limit, "
-                      "assignment (check the spelling)"),
+    ([], "power input must be a mapping, got [] of type list"),
+    (_input(feeds=1), "power input has unknown key(s) 'feeds'; allowed: assignment, derating, imbalance_limit, nodes, "
+                      "pdus; check the spelling"),
     (_input(derating=1.5), "power input: 'derating'=1.5 is out of range; it must be > 0 and <= 1"),
-    (_input(derating="x"), "power input: 'derating' must be a number, got 'x'"),
-    (_input(imbalance_limit=-0.1), "power input: 'imbalance_limit' must be a fraction >= 0 (e.g. 0.2 for 20 %), got -0.1"),
-    (_input(imbalance_limit=True), "power input: 'imbalance_limit' must be a fraction >= 0 (e.g. 0.2 for 20 %), got True"),
-    (_input(nodes=[]), "power input: 'nodes' must be a non-empty list, got []"),
-    (_input(pdus={}), "power input: 'pdus' must be a non-empty list, got {}"),
-    (_input(nodes__0__name=""), "node #1: 'name' must be a non-empty string, got ''"),
-    (_input(nodes__0__psus=0), "node 'n1': 'psus' must be an integer >= 1, got 0"),
+    (_input(derating="x"), "power input: 'derating' must be a number, got 'x' of type str"),
+    (_input(imbalance_limit=-0.1), "power input: 'imbalance_limit' must be a fraction >= 0 (e.g. 0.2 for 20 %), got -0.1 of type float"),
+    (_input(imbalance_limit=True), "power input: 'imbalance_limit' must be a fraction >= 0 (e.g. 0.2 for 20 %), got True of type bool"),
+    (_input(nodes=[]), "power input: 'nodes' must be a non-empty list, got [] of type list"),
+    (_input(pdus={}), "power input: 'pdus' must be a non-empty list, got {} of type dict"),
+    (_input(nodes__0__name=""), "node #1: 'name' must be a non-empty string, got '' of type str"),
+    (_input(nodes__0__psus=0), "node 'n1': 'psus' must be an integer >= 1, got 0 of type int"),
     (_input(nodes__0__psus_required=3), "node 'n1': psus_required=3 is more than psus=2; set psus_required <= psus "
                                         "(a node cannot need more PSUs than it has)"),
     (_input(nodes__0__max_power_w=None), "node 'n1': 'max_power_w' is required (a number > 0)"),
     (_input(nodes__0__power_factor=0), "node 'n1': 'power_factor'=0 is out of range; it must be > 0 and <= 1"),
     (_input(nodes=[{"name": "n1", "rack": "r1", "max_power_w": 1, "psus": 1, "psus_required": 1}] * 2),
      "node 'n1' is listed twice (entries 1 and 2); node names must be unique"),
-    (_input(pdus__0__phases=2), "pdu 'pa': 'phases' must be 1 or 3, got 2"),
-    (_input(pdus__0__phases=True), "pdu 'pa': 'phases' must be 1 or 3, got True"),
+    (_input(pdus__0__phases=2), "pdu 'pa': 'phases' must be 1 or 3, got 2 of type int"),
+    (_input(pdus__0__phases=True), "pdu 'pa': 'phases' must be 1 or 3, got True of type bool"),
     (_input(pdus__0__phases=3), "pdu 'pa': three-phase PDUs need 'wiring' set to wye or delta, got None"),
     (_input(pdus__0__wiring="wye"), "pdu 'pa': 'wiring'='wye' only applies to three-phase PDUs; drop it or set phases: 3"),
     (_input(pdus__0__circuits=[]), "pdu 'pa': 'circuits' must be a non-empty list of branch breakers (describe a PDU "
-                                   "without branch breakers by its input breaker as one circuit), got []"),
+                                   "without branch breakers by its input breaker as one circuit), got [] of type list"),
     (_input(pdus__0__circuits=[{"name": "c1", "rating_a": 16}] * 2),
      "pdu 'pa' circuit 'c1': duplicate circuit name 'c1' on this PDU; circuit names must be unique per PDU"),
-    (_input(pdus__0__circuits=["c1"]), "pdu 'pa' circuit #1 must be a dict, got str"),
+    (_input(pdus__0__circuits=["c1"]), "pdu 'pa' circuit #1 must be a mapping, got 'c1' of type str"),
     (_input(pdus__0__circuits__0__phase="L2"), "pdu 'pa' circuit 'c1': phase 'L2' is not valid on a single-phase PDU; "
                                                "use one of L1"),
     (_input(pdus__0__phases=3, pdus__0__wiring="delta"),
@@ -165,16 +165,16 @@ def _input(**changes):
                    "circuits": [{"name": "c1", "rating_a": 16}]}] * 2), "pdu 'pa' is listed twice; PDU names must be unique"),
     (_input(nodes__0__rack="r9"), "node 'n1' is in rack 'r9', which has no PDUs (racks with PDUs: r1); add that rack's "
                                   "PDUs or fix the rack name"),
-    (_input(feeds=1, racks=2), "power input has unknown key(s) feeds, racks; allowed keys: nodes, pdus, derating, "
-                               "imbalance_limit, assignment (check the spelling)"),
-    (_input(nodes=["n1"]), "node #1 must be a dict, got str"),
+    (_input(feeds=1, racks=2), "power input has unknown key(s) 'feeds', 'racks'; allowed: assignment, derating, "
+                               "imbalance_limit, nodes, pdus; check the spelling"),
+    (_input(nodes=["n1"]), "node #1 must be a mapping, got 'n1' of type str"),
     (_input(nodes__0__max_power_w=-5), "node 'n1': 'max_power_w'=-5 is out of range; it must be > 0"),
-    (_input(nodes__0__psu_rating_w="big"), "node 'n1': 'psu_rating_w' must be a number, got 'big'"),
-    (_input(nodes__0__node_type=""), "node 'n1': 'node_type' must be a non-empty string, got ''"),
-    (_input(nodes__0__psus_required=0), "node 'n1': 'psus_required' must be an integer >= 1, got 0"),
-    (_input(nodes__0__rack=None), "node 'n1': 'rack' must be a non-empty string, got None"),
-    (_input(pdus__0__feed=""), "pdu 'pa': 'feed' must be a non-empty string, got ''"),
-    (_input(pdus__0__circuits__0__name=5), "pdu 'pa' circuit #1: 'name' must be a non-empty string, got 5"),
+    (_input(nodes__0__psu_rating_w="big"), "node 'n1': 'psu_rating_w' must be a number, got 'big' of type str"),
+    (_input(nodes__0__node_type=""), "node 'n1': 'node_type' must be a non-empty string, got '' of type str"),
+    (_input(nodes__0__psus_required=0), "node 'n1': 'psus_required' must be an integer >= 1, got 0 of type int"),
+    (_input(nodes__0__rack=None), "node 'n1': 'rack' must be a non-empty string, got None of type NoneType"),
+    (_input(pdus__0__feed=""), "pdu 'pa': 'feed' must be a non-empty string, got '' of type str"),
+    (_input(pdus__0__circuits__0__name=5), "pdu 'pa' circuit #1: 'name' must be a non-empty string, got 5 of type int"),
     (_input(pdus__0__circuits__0__rating_a=0), "pdu 'pa' circuit 'c1': 'rating_a'=0 is out of range; it must be > 0"),
 ])
 def test_each_refusal_word_for_word(data, message):

@@ -124,10 +124,10 @@ def test_a_psu_number_given_as_text_is_a_violation_not_a_crash():
 
 
 @pytest.mark.parametrize("assignment, message", [
-    ({"layout": []}, "assignment must be a list of {node, psu, pdu, circuit} dicts, got dict"),
-    ("n1/1", "assignment must be a list of {node, psu, pdu, circuit} dicts, got str"),
+    ({"layout": []}, "assignment must be a list of {node, psu, pdu, circuit} dicts, got {'layout': []} of type dict"),
+    ("n1/1", "assignment must be a list of {node, psu, pdu, circuit} dicts, got 'n1/1' of type str"),
     ([{"node": "n1", "psu": 1}], "assignment entry #1 must be a dict with keys node, psu, pdu, circuit, got "
-                                 "{'node': 'n1', 'psu': 1}"),
+                                 "{'node': 'n1', 'psu': 1} of type dict"),
 ])
 def test_an_assignment_of_the_wrong_shape_is_refused_with_the_exact_message(assignment, message):
     with pytest.raises(PowerLayoutError) as err:
