@@ -30,7 +30,7 @@ def _refusal(text):
 
 
 @pytest.mark.parametrize("text,message", [
-    (7, "lfs getstripe output must be text, got int"),
+    (7, "lfs getstripe output must be text, got 7 of type int"),
     ("", "no layout in the lfs getstripe output (it is empty)"),
     ("/mnt/lustre/dir\n", "no layout in the lfs getstripe output (only the line '/mnt/lustre/dir')"),
     ("stripe_count:  1\nerror: something odd\n", "line 2 'error: something odd' is not a 'key: value' line of lfs getstripe"),

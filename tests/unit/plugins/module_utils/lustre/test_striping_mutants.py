@@ -130,8 +130,8 @@ def test_stripe_count_above_lustres_limit():
 @pytest.mark.parametrize("args,message", [
     ((4, 0, 1, 1), "ost_bw_gbs is 0 GB/s; it must be a finite number above 0 and at most 100000 GB/s"),
     ((4, 100001, 1, 1), "ost_bw_gbs is 100001 GB/s; it must be a finite number above 0 and at most 100000 GB/s"),
-    ((4, 1, 1, "1"), "client_bw_gbs must be a number of GB/s, got str '1'"),
-    ((4, 1, True, 1), "clients must be an integer, got bool True; pass a whole number (bytes/KiB as named)"),
+    ((4, 1, 1, "1"), "client_bw_gbs must be a number of GB/s, got '1' of type str"),
+    ((4, 1, True, 1), "clients must be an integer, got True of type bool"),
 ])
 def test_rates_and_counts_refused(args, message):
     assert _refusal(stripe_plan, *args) == message
@@ -197,7 +197,7 @@ def test_a_block_of_inactive_targets_only_has_no_mount():
 
 
 @pytest.mark.parametrize("text,message", [
-    (b"UUID", "lfs df output must be a string, got bytes"),
+    (b"UUID", "lfs df output must be a string, got b'UUID' of type bytes"),
     ("UUID                      Inodes       IUsed       IFree IUse% Mounted on\n",
      "lfs df header 'UUID                      Inodes       IUsed       IFree IUse% Mounted on': expected '1K-blocks' "
      "or 'bytes' as second column (inode output 'lfs df -i' is not supported); run 'lfs df' or 'lfs df -h'"),
@@ -262,7 +262,7 @@ def test_percentiles_of_a_list_by_nearest_rank():
     (({"p50_bytes": 1},), {}, "file size distribution lacks p90_bytes, max_bytes; give p50_bytes, p90_bytes and "
                               "max_bytes"),
     (({"p50_bytes": 3, "p90_bytes": 2, "max_bytes": 4},), {}, "file sizes must satisfy p50 <= p90 <= max, got 3, 2, 4"),
-    (("1M",), {}, "file sizes must be a dict {p50_bytes, p90_bytes, max_bytes} or a list of sizes in bytes, got str"),
+    (("1M",), {}, "file sizes must be a dict {p50_bytes, p90_bytes, max_bytes} or a list of sizes in bytes, got '1M' of type str"),
     (([],), {}, "the list of file sizes is empty; give at least one size in bytes"),
     (([M], 65537), {}, "ost_count is 65537, above the maximum of 65536; use a value <= 65536"),
     (([M],), {"first_extent_min": 0}, "first_extent_min is 0, below the minimum of 1; use a value >= 1"),
@@ -321,7 +321,7 @@ def test_stripe_count_limits_at_2000():
 
 
 @pytest.mark.parametrize("avail,kwargs,message", [
-    ("100", {}, "ost_avail_kib must be a list of per-OST available KiB, got '100'"),
+    ("100", {}, "ost_avail_kib must be a list of per-OST available KiB, got '100' of type str"),
     ([], {}, "ost_avail_kib is empty; give the available KiB of each OST (column 4 of 'lfs df')"),
     ([1000, None, 2000], {"min_free_kib": 4096},
      "no OST is eligible: none of the 3 OST(s) has min_free_kib=4096 KiB available (the most any active OST has is "
