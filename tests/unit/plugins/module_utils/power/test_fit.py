@@ -108,7 +108,6 @@ def test_bad_input_is_refused_by_the_filter(data, words):
     assert "gpufleet.cluster.rack_power_fit" in str(err.value) and words in str(err.value)
 
 
-
 @pytest.mark.parametrize("data, message", [
     (["r"], "rack_power_fit input must be a mapping, got ['r'] of type list"),
     ({"racks": "r01"}, "rack_power_fit input.racks must be a list, got 'r01' of type str"),
@@ -126,6 +125,7 @@ def test_type_and_key_refusals_in_full(data, message):
     with pytest.raises(PowerFitError) as err:
         parse_fit_input(data)
     assert str(err.value) == message
+
 
 @given(value=hostile_numbers())
 def test_hostile_budgets_are_refused_or_valid(value):
