@@ -2,8 +2,9 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A small three-node, two-rack cluster "mini" worked by hand: the inventory of the plan's unit tests (stage 1 in
-tests/unit/plugins/module_utils/plan/test_inputs.py, stage 2 in test_build.py, the reports in report/test_markdown.py).
+"""A small three-node, two-rack cluster "mini" worked by hand, and the reference inventory (inventories/h100-64) as
+plan.yml reads it: the inventories of the plan's unit tests (stage 1 in tests/unit/plugins/module_utils/plan/
+test_inputs.py, stage 2 in test_build.py, the reports in report/test_markdown.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plan_inputs
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
+
+from reference_inventory import plan_inventory
 
 # One PCIe switch with 2 GPUs and 1 HCA.
 LAYOUT = {"version": 1, "cpus": [{
@@ -71,3 +74,16 @@ def with_power(**power):
     inventory = copy.deepcopy(SMALL)
     inventory["gpufleet_plan_node_types"][0]["power"].update(power)
     return inventory
+
+
+def reference_inputs():
+    """plan_inputs of the reference inventory as plan.yml reads it: groups from hosts.yml, its templates rendered."""
+    inventory, groups, hardware = plan_inventory()
+    assert groups["gpu_nodes"] == ["compute%02d" % i for i in range(1, 9)]
+    return plan_inputs(inventory, groups, {"gpu_nodes": hardware})
+
+
+def reference_plan(inputs):
+    """(as-built check, plan) of the reference inputs, laid out by pdu_layout."""
+    check = check_assignment(inputs["as_built"]["input"], inputs["as_built"]["assignment"])
+    return check, build_plan(inputs, plan_layout(inputs["layout_input"]), check)

@@ -20,8 +20,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist im
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
 
-from reference_inventory import plan_inventory
-from small_plan import GROUPS, HARDWARE, SMALL, small_plan
+from small_plan import GROUPS, HARDWARE, SMALL, reference_inputs, reference_plan, small_plan
 
 
 def test_small_plan_numbers():
@@ -90,16 +89,12 @@ def test_hostlist_expansion_is_the_sorted_unique_group(groups):
 
 @pytest.fixture(scope="module")
 def reference():
-    """The reference inventory as plan.yml reads it: groups from hosts.yml, its templates rendered."""
-    inventory, groups, hardware = plan_inventory()
-    assert groups["gpu_nodes"] == ["compute%02d" % i for i in range(1, 9)]
-    return plan_inputs(inventory, groups, {"gpu_nodes": hardware})
+    """The reference inventory's plan inputs."""
+    return reference_inputs()
 
 
 def test_reference_plan(reference):
-    layout = plan_layout(reference["layout_input"])
-    check = check_assignment(reference["as_built"]["input"], reference["as_built"]["assignment"])
-    plan = build_plan(reference, layout, check)
+    check, plan = reference_plan(reference)
     # As built, each 230 V breaker holds 3 PSUs of 2 capped nodes: normally 7152 W = 32.73 A (127.9 % of 25.6 A),
     # after the other feed's loss 14304 W = 65.47 A (255.7 %): 8 normal + 8 feed-loss + 8 PSU-loss overloads.
     assert plan["summary"]["as_built_violations"] == 24

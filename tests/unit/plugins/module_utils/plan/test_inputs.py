@@ -29,8 +29,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs impor
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import PowerLayoutError, plan_layout
 
-from reference_inventory import plan_inventory
-from small_plan import GROUPS, HARDWARE, LAYOUT, SMALL, with_power
+from small_plan import GROUPS, HARDWARE, LAYOUT, SMALL, reference_inputs, with_power
 
 
 def test_inputs_of_the_small_inventory():
@@ -155,10 +154,8 @@ def test_unique_is_jinjas_unique(items):
 
 @pytest.fixture(scope="module")
 def reference():
-    """The reference inventory as plan.yml reads it: groups from hosts.yml, its templates rendered."""
-    inventory, groups, hardware = plan_inventory()
-    assert groups["gpu_nodes"] == ["compute%02d" % i for i in range(1, 9)]
-    return plan_inputs(inventory, groups, {"gpu_nodes": hardware})
+    """The reference inventory's plan inputs."""
+    return reference_inputs()
 
 
 def test_reference_inputs(reference):

@@ -11,14 +11,10 @@ import json
 
 import pytest
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan, hostlists
-from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plan_inputs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import hostlists
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.markdown import render_hostlists_md
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment
-from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
 
-from reference_inventory import plan_inventory
-from small_plan import small_plan
+from small_plan import reference_inputs, reference_plan, small_plan
 
 
 def test_small_plan_reports():
@@ -57,16 +53,12 @@ def test_hostlists_md():
 
 @pytest.fixture(scope="module")
 def reference():
-    """The reference inventory as plan.yml reads it: groups from hosts.yml, its templates rendered."""
-    inventory, groups, hardware = plan_inventory()
-    assert groups["gpu_nodes"] == ["compute%02d" % i for i in range(1, 9)]
-    return plan_inputs(inventory, groups, {"gpu_nodes": hardware})
+    """The reference inventory's plan inputs."""
+    return reference_inputs()
 
 
 def test_reference_reports(reference):
-    layout = plan_layout(reference["layout_input"])
-    check = check_assignment(reference["as_built"]["input"], reference["as_built"]["assignment"])
-    plan = build_plan(reference, layout, check)
+    _check, plan = reference_plan(reference)
     readme = plan["files"]["README.md"]
     assert ("| [power.md](power.md), [power.json](power.json) | Racks at full power: r01 84350 W of 60000 W (does not fit). "
             "GPU power cap 319 W per GPU (gpufleet_power_cap: rack_budget). PDU breaker layout: 24 breakers, worst 99.1 % of a "
