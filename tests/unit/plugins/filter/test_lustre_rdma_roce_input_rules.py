@@ -100,7 +100,7 @@ TUNING = {"max_pages_per_rpc": 1024, "max_rpcs_in_flight": 64, "max_read_ahead_m
 
 
 @pytest.mark.parametrize("value, shown", [(None, "None of type NoneType"), (math.nan, "nan of type float"),
-                                         ("0\n", "'0\\n' of type str")])
+                                          ("0\n", "'0\\n' of type str")])
 def test_tuning_setting_none_nan_newline_refused(value, shown):
     _refused(lambda: lustre_client_tuning(dict(TUNING, max_rpcs_in_flight=value)),
              "gpufleet.cluster.lustre_client_tuning", "lustre_client_tuning.max_rpcs_in_flight must be a whole number",
