@@ -88,11 +88,8 @@ _FQCN = "gpufleet.cluster.cluster_plan"
 
 def cluster_plan(inputs, layout, as_built=None):
     """Filter entry point: check the argument types, plan Lustre, NCCL and hostlists, render every file."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import (
-        ClusterPlanError,
-        build_plan,
-        plain,
-    )
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import ClusterPlanError, plain
     if not isinstance(inputs, Mapping) or "layout_input" not in inputs:
         raise AnsibleFilterError("%s: input must be the result of gpufleet.cluster.cluster_plan_inputs, got %s"
                                  % (_FQCN, type(inputs).__name__))

@@ -132,7 +132,7 @@ _FQCN = "gpufleet.cluster.cluster_plan_inputs"
 
 def cluster_plan_inputs(inventory, groups, hostvars=None, pdus="planned"):
     """Filter entry point: check the argument types, read gpufleet_hardware from hostvars, assemble the inputs."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import (
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import (
         ClusterPlanError,
         PDU_KINDS,
         plain,

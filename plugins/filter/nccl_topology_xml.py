@@ -87,7 +87,8 @@ _FQCN = "gpufleet.cluster.nccl_topology_xml"
 
 def nccl_topology_xml(layout):
     """Render a node layout as NCCL topology XML."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import NcclTopologyError, render_xml
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import NcclTopologyError
     if not isinstance(layout, dict):
         raise AnsibleFilterError(
             "%s: input must be a layout mapping {cpus: [...]}, got %s %r" % (_FQCN, type(layout).__name__, layout)

@@ -66,7 +66,7 @@ _FQCN = "gpufleet.cluster.plan_report_html"
 
 def plan_report_html(plan, name="cluster", topology=None):
     """Filter entry point: check the argument types, then draw the plan."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import plain
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plain
     from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.page import PlanReportError, report_from_plan
     if not isinstance(plan, Mapping) or not isinstance(plan.get("files"), Mapping):
         raise AnsibleFilterError("%s: input must be the result of gpufleet.cluster.cluster_plan (a dict with files), got %s"

@@ -135,7 +135,8 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import NcclTopologyError, render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import NcclTopologyError
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.pci_sysfs import build_layout
 
 ARGUMENT_SPEC = dict(

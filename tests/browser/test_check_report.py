@@ -85,7 +85,8 @@ def test_budget_check_names_what_is_missing():
 
 
 def _small_report():
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan, plan_inputs
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plan_inputs
     from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.page import report_from_plan
     from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
 

@@ -5,8 +5,8 @@
 """The reference design's planning inputs (inventories/h100-64/group_vars/all/plan.yml) give the numbers
 docs/plan.md quotes.
 
-The inventory is assembled the way playbooks/plan.yml assembles it, with module_utils/cluster_plan.plan_inputs: the
-hosts of gpu_nodes, each rack's hostlist, one PDU per rack and feed named <rack>-pdu-<feed>, the as-built breakers
+The inventory is assembled the way playbooks/plan.yml assembles it, with module_utils/plan/inputs.plan_inputs:
+the hosts of gpu_nodes, each rack's hostlist, one PDU per rack and feed named <rack>-pdu-<feed>, the as-built breakers
 expanded to one row per PSU. Its few templates (`gpufleet_plan_gpus`, the HCA speed) are rendered with the
 inventory's own values.
 """
@@ -18,7 +18,8 @@ import sys
 
 import pytest
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import lustre_plans, plan_inputs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import lustre_plans
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plan_inputs
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import compress_hostlist
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment

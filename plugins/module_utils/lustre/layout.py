@@ -26,6 +26,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout_par
     parse_getstripe,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import CONTROL_RE
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    list_of, mapping_of, must_be, unknown_keys)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (
     GIB,
     MAX_EXTENT_END,
@@ -72,8 +74,7 @@ def parse_size(value: Any, what: str, eof: bool = False) -> int:
                               "'1M' or '4194304'%s" % (what, value, ", or 'eof'" if eof else ""))
         number = int(match.group(1)) * 1024 ** _UNITS[match.group(2).upper()]
     else:
-        raise LayoutError("%s must be an integer or a size string like '1M', got %s %r"
-                          % (what, type(value).__name__, value))
+        raise must_be(what, value, "an integer or a size string like '1M'", LayoutError)
     if eof and number == -1:
         return -1
     if number < 0:
@@ -129,7 +130,7 @@ def _count(value: Any, what: str) -> int:
         if isinstance(value, str) and _COUNT_RE.fullmatch(value.strip(" ")):
             value = int(value)
         else:
-            raise LayoutError("%s must be an integer (-1 = all OSTs), got %s %r" % (what, type(value).__name__, value))
+            raise must_be(what, value, "an integer (-1 = all OSTs)", LayoutError)
     if value == 0:
         raise LayoutError("%s is 0, which lfs reads as 'the file system default'; give the count (1..%d) or -1 "
                           "for all OSTs" % (what, MAX_STRIPE_COUNT))
@@ -159,7 +160,7 @@ def _pool(value: Any, what: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise LayoutError("%s must be a string, got %s %r" % (what, type(value).__name__, value))
+        raise must_be(what, value, "a string", LayoutError)
     if value in ("", "none"):
         return ""
     if value == "ignore" or len(value) > MAX_POOL_NAME or not _POOL_RE.fullmatch(value):
@@ -196,21 +197,15 @@ def desired_layout(stripe_count: Any = None, stripe_size: Any = None, pool: Any 
 
 def _components(items: Sequence[Mapping[str, Any]], pool: str = "") -> List[Dict[str, Any]]:
     """Checked components; pool is the pool of those without a 'pool' key of their own."""
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, (list, tuple)):
-        raise LayoutError("components must be a list of {end, stripe_count, stripe_size[, pool]} dicts, got %s"
-                          % type(items).__name__)
+    list_of("components", items, LayoutError, "a list of {end, stripe_count, stripe_size[, pool]} dicts")
     if not items:
         raise LayoutError("components is empty; give at least one component ending at eof (-1)")
     result: List[Dict[str, Any]] = []
     start = 0
     for index, item in enumerate(items):
         what = "components[%d]" % index
-        if not isinstance(item, Mapping):
-            raise LayoutError("%s must be a dict {end, stripe_count, stripe_size[, pool]}, got %r" % (what, item))
-        unknown = sorted(set(item) - {"start", "end", "stripe_count", "stripe_size", "pool"})
-        if unknown:
-            raise LayoutError("%s has unknown key(s) %s; allowed: start, end, stripe_count, stripe_size, pool"
-                              % (what, ", ".join(unknown)))
+        mapping_of(what, item, LayoutError, "a dict {end, stripe_count, stripe_size[, pool]}")
+        unknown_keys(what, item, ("start", "end", "stripe_count", "stripe_size", "pool"), LayoutError)
         missing = [k for k in ("end", "stripe_count", "stripe_size") if item.get(k) is None]
         if missing:
             raise LayoutError("%s lacks %s" % (what, ", ".join(missing)))

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
+
 #: lcme_extent.e_end of the last component is printed as "EOF"; LUSTRE_EOF is 2**64 - 1.
 LUSTRE_EOF = 2 ** 64 - 1
 
@@ -88,7 +90,7 @@ def parse_getstripe(text: str) -> ParsedLayout:
     paths), a component without stripe count or size, or lcm_entry_count components are missing.
     """
     if not isinstance(text, str):
-        raise LayoutParseError("lfs getstripe output must be text, got %s" % type(text).__name__)
+        raise must_be("lfs getstripe output", text, "text", LayoutParseError)
     path: Optional[str] = None
     header: Dict[str, int] = {}
     components: List[RawComponent] = []

@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import list_of, must_be
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -51,10 +52,7 @@ class StripingError(ValueError):
 def _int(name: str, value: Any, minimum: Optional[int] = None, maximum: Optional[int] = None) -> int:
     # bool is an int subclass; True stripes is a bug, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise StripingError(
-            "%s must be an integer, got %s %r; pass a whole number (bytes/KiB as named)"
-            % (name, type(value).__name__, value)
-        )
+        raise must_be(name, value, "an integer", StripingError)
     if minimum is not None and value < minimum:
         raise StripingError("%s is %d, below the minimum of %d; use a value >= %d" % (name, value, minimum, minimum))
     if maximum is not None and value > maximum:
@@ -64,7 +62,7 @@ def _int(name: str, value: Any, minimum: Optional[int] = None, maximum: Optional
 
 def _rate(name: str, value: Any) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise StripingError("%s must be a number of GB/s, got %s %r" % (name, type(value).__name__, value))
+        raise must_be(name, value, "a number of GB/s", StripingError)
     if not math.isfinite(value) or not 0 < value <= MAX_RATE_GBS:
         raise StripingError("%s is %r GB/s; it must be a finite number above 0 and at most %d GB/s"
                             % (name, value, MAX_RATE_GBS))
@@ -126,7 +124,7 @@ def parse_lfs_df(text: str) -> List[Dict[str, Any]]:
     mount is the one of the block they appear in.
     """
     if not isinstance(text, str):
-        raise StripingError("lfs df output must be a string, got %s" % type(text).__name__)
+        raise must_be("lfs df output", text, "a string", StripingError)
     entries: List[Dict[str, Any]] = []
     human = None
     mount = None
@@ -219,8 +217,7 @@ def stripe_count_auto(
     _int("min_free_kib", min_free_kib, 0)
     if max_free_kib is not None:
         _int("max_free_kib", max_free_kib, 0)
-    if isinstance(ost_avail_kib, (str, bytes)) or not isinstance(ost_avail_kib, (list, tuple)):
-        raise StripingError("ost_avail_kib must be a list of per-OST available KiB, got %r" % (ost_avail_kib,))
+    list_of("ost_avail_kib", ost_avail_kib, StripingError, "a list of per-OST available KiB")
     if not ost_avail_kib:
         raise StripingError("ost_avail_kib is empty; give the available KiB of each OST (column 4 of 'lfs df')")
     eligible = []
@@ -357,8 +354,8 @@ def _percentiles(distribution: Union[Mapping[str, Any], Sequence[int]]) -> Dict[
                                 % (p["p50"], p["p90"], p["max"]))
         return p
     if isinstance(distribution, (str, bytes)) or not isinstance(distribution, (list, tuple)):
-        raise StripingError("file sizes must be a dict {p50_bytes, p90_bytes, max_bytes} or a list of "
-                            "sizes in bytes, got %s" % type(distribution).__name__)
+        raise must_be("file sizes", distribution, "a dict {p50_bytes, p90_bytes, max_bytes} or a list of sizes in "
+                      "bytes", StripingError)
     if not distribution:
         raise StripingError("the list of file sizes is empty; give at least one size in bytes")
     sizes = sorted(_int("file size [%d]" % i, s, 0, MAX_EXTENT_END - 1) for i, s in enumerate(distribution))

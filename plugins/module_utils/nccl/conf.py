@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.params import PARAMETERS
 
 __all__ = [
@@ -129,10 +130,8 @@ def check_key(key: Any, where: str, known: Optional[FrozenSet[str]] = None, labe
 def check_value(value: Any, where: str) -> str:
     """One line of at most 1023 characters; ints become their decimal text. Booleans are refused."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise NcclConfError(
-            "%s: the value %r is a %s; give a string or an integer (NCCL's switches take 0 or 1, not true/false)"
-            % (where, value, type(value).__name__)
-        )
+        raise must_be("%s: the value" % where, value,
+                      "a string or an integer (NCCL's switches take 0 or 1, not true/false)", NcclConfError)
     text = str(value)
     bad = input_rules.CONTROL_RE.search(text)
     if bad:
@@ -214,7 +213,7 @@ def parse_conf(text: str, source: str, known: Optional[FrozenSet[str]] = None, l
     silently skip (no '=') or misread ('KEY =') is refused, naming the file and line, and so is a key twice.
     """
     if not isinstance(text, str):
-        raise NcclConfError("%s: expected the file's text, got %s" % (source, type(text).__name__))
+        raise must_be(source, text, "the file's text", NcclConfError)
     settings: List[Setting] = []
     seen: Dict[str, int] = {}
     for number, raw in enumerate(text.split("\n"), 1):
@@ -276,8 +275,7 @@ def merge_settings(own: Sequence[Mapping[str, Any]], roce: Optional[str], roce_s
     where_set: Dict[str, str] = {}
     for index, entry in enumerate(own):
         if not isinstance(entry, Mapping) or set(entry) != {"key", "value", "source"}:
-            raise NcclConfError("own settings entry %d is %r; expected a mapping of key, value and source"
-                                % (index, entry))
+            raise must_be("own settings entry %d" % index, entry, "a mapping of key, value and source", NcclConfError)
         if entry["value"] is None or entry["value"] == "":
             continue
         source = check_source(entry["source"], "own settings entry %d source" % index)

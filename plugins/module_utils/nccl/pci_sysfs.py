@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import (
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import (
     NcclTopologyError, normalise_link_speed, speed_gts,
 )
 

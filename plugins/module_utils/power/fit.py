@@ -24,6 +24,8 @@ from fractions import Fraction
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    list_of, mapping_of, must_be, unknown_keys)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import compress_hostlist
 
 _TOP_KEYS = ("racks",)
@@ -38,10 +40,8 @@ class PowerFitError(ValueError):
 
 
 def _keys(item: Any, allowed: Sequence[str], where: str) -> Mapping[str, Any]:
-    item = input_rules.mapping(where, item, PowerFitError)
-    unknown = sorted(str(k) for k in item if k not in allowed)
-    if unknown:
-        raise PowerFitError("%s has unknown key(s) %s; allowed keys: %s" % (where, ", ".join(unknown), ", ".join(allowed)))
+    item = mapping_of(where, item, PowerFitError)
+    unknown_keys(where, item, allowed, PowerFitError)
     return item
 
 
@@ -50,7 +50,7 @@ def _watts(item: Mapping[str, Any], key: str, where: str, minimum: float = 0.0, 
         raise PowerFitError("%s.%s is required (watts, a number > %g)" % (where, key, minimum))
     value = item[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PowerFitError("%s.%s must be a finite number of watts, got %r" % (where, key, value))
+        raise must_be("%s.%s" % (where, key), value, "a finite number of watts", PowerFitError)
     if (value <= minimum if exclusive else value < minimum) or value > _MAX_W:
         raise PowerFitError("%s.%s=%r is out of range; allowed: %s %g and <= %g W"
                             % (where, key, value, ">" if exclusive else ">=", minimum, _MAX_W))
@@ -60,7 +60,7 @@ def _watts(item: Mapping[str, Any], key: str, where: str, minimum: float = 0.0, 
 def _count(item: Mapping[str, Any], key: str, where: str) -> int:
     value = item.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1024:
-        raise PowerFitError("%s.%s must be a whole number of GPUs from 0 to 1024, got %r" % (where, key, value))
+        raise must_be("%s.%s" % (where, key), value, "a whole number of GPUs from 0 to 1024", PowerFitError)
     return int(value)
 
 
@@ -68,9 +68,7 @@ def _list(item: Mapping[str, Any], key: str, where: str) -> List[Any]:
     value = item.get(key, [])
     if value is None:
         return []
-    if not isinstance(value, (list, tuple)):
-        raise PowerFitError("%s.%s must be a list, got %s %r" % (where, key, type(value).__name__, value))
-    return list(value)
+    return list(list_of("%s.%s" % (where, key), value, PowerFitError))
 
 
 def _number(value: Fraction) -> Any:
@@ -145,7 +143,7 @@ def parse_fit_input(data: Any) -> List[Dict[str, Any]]:
     data = _keys(data, _TOP_KEYS, "rack_power_fit input")
     racks = _list(data, "racks", "rack_power_fit input")
     if not racks:
-        raise PowerFitError("rack_power_fit input.racks must be a non-empty list of racks, got %r" % (data.get("racks"),))
+        raise must_be("rack_power_fit input.racks", data.get("racks"), "a non-empty list of racks", PowerFitError)
     parsed = [_rack(r, i) for i, r in enumerate(racks)]
     seen = set()
     for rack in parsed:

@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import mapping_of, must_be, unknown_keys
+
 DEFAULT_POWER_FACTOR = 0.95
 DEFAULT_DERATING = 0.8
 # Relative slack so that a load computed exactly at a limit (float rounding) still fits.
@@ -150,20 +152,15 @@ def _where(kind: str, name: Any, index: int) -> str:
 
 
 def _check_keys(item: Any, allowed: Sequence[str], where: str) -> Mapping[str, Any]:
-    if not isinstance(item, Mapping):
-        raise PowerLayoutError("%s must be a dict, got %s" % (where, type(item).__name__))
-    unknown = sorted(str(k) for k in item if k not in allowed)
-    if unknown:
-        raise PowerLayoutError(
-            "%s has unknown key(s) %s; allowed keys: %s (check the spelling)" % (where, ", ".join(unknown), ", ".join(allowed))
-        )
+    item = mapping_of(where, item, PowerLayoutError)
+    unknown_keys(where, item, allowed, PowerLayoutError, hint="check the spelling")
     return item
 
 
 def _name(item: Mapping[str, Any], key: str, where: str) -> str:
     value = item.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise PowerLayoutError("%s: '%s' must be a non-empty string, got %r" % (where, key, value))
+        raise must_be("%s: '%s'" % (where, key), value, "a non-empty string", PowerLayoutError)
     return str(value)
 
 
@@ -173,7 +170,7 @@ def _number(item: Mapping[str, Any], key: str, where: str, default: Any = None, 
     if value is None:
         raise PowerLayoutError("%s: '%s' is required (a number > %g)" % (where, key, low))
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PowerLayoutError("%s: '%s' must be a number, got %r" % (where, key, value))
+        raise must_be("%s: '%s'" % (where, key), value, "a number", PowerLayoutError)
     if value <= low or (high is not None and value > high):
         upper = " and <= %g" % high if high is not None else ""
         raise PowerLayoutError("%s: '%s'=%r is out of range; it must be > %g%s" % (where, key, value, low, upper))
@@ -183,7 +180,7 @@ def _number(item: Mapping[str, Any], key: str, where: str, default: Any = None, 
 def _integer(item: Mapping[str, Any], key: str, where: str) -> int:
     value = item.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PowerLayoutError("%s: '%s' must be an integer >= 1, got %r" % (where, key, value))
+        raise must_be("%s: '%s'" % (where, key), value, "an integer >= 1", PowerLayoutError)
     return int(value)
 
 
@@ -216,7 +213,7 @@ def _parse_pdu(item: Any, index: int, derating: float, first_circuit: int) -> Pd
     item = _check_keys(item, _PDU_KEYS, where)
     phases = item.get("phases")
     if phases not in (1, 3) or isinstance(phases, bool):
-        raise PowerLayoutError("%s: 'phases' must be 1 or 3, got %r" % (where, phases))
+        raise must_be("%s: 'phases'" % where, phases, "1 or 3", PowerLayoutError)
     wiring = item.get("wiring")
     if phases == 3 and wiring not in ("wye", "delta"):
         raise PowerLayoutError("%s: three-phase PDUs need 'wiring' set to wye or delta, got %r" % (where, wiring))
@@ -233,10 +230,8 @@ def _parse_pdu(item: Any, index: int, derating: float, first_circuit: int) -> Pd
     )
     circuits = item.get("circuits")
     if not isinstance(circuits, list) or not circuits:
-        raise PowerLayoutError(
-            "%s: 'circuits' must be a non-empty list of branch breakers (describe a PDU without branch breakers "
-            "by its input breaker as one circuit), got %r" % (where, circuits)
-        )
+        raise must_be("%s: 'circuits'" % where, circuits, "a non-empty list of branch breakers (describe a PDU "
+                      "without branch breakers by its input breaker as one circuit)", PowerLayoutError)
     allowed = ALLOWED_PHASES[pdu.wiring or "single"]
     for offset, raw in enumerate(circuits):
         cwhere = "%s %s" % (where, _where("circuit", raw.get("name") if isinstance(raw, Mapping) else None, offset))
@@ -274,12 +269,12 @@ def parse_power_input(data: Any) -> PowerModel:
     derating = _number(data, "derating", "power input", default=DEFAULT_DERATING, high=1.0)
     limit = data.get("imbalance_limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit):
-        raise PowerLayoutError("power input: 'imbalance_limit' must be a fraction >= 0 (e.g. 0.2 for 20 %%), got %r" % (limit,))
+        raise must_be("power input: 'imbalance_limit'", limit, "a fraction >= 0 (e.g. 0.2 for 20 %)", PowerLayoutError)
     raw_nodes, raw_pdus = data.get("nodes"), data.get("pdus")
     if not isinstance(raw_nodes, list) or not raw_nodes:
-        raise PowerLayoutError("power input: 'nodes' must be a non-empty list, got %r" % (raw_nodes,))
+        raise must_be("power input: 'nodes'", raw_nodes, "a non-empty list", PowerLayoutError)
     if not isinstance(raw_pdus, list) or not raw_pdus:
-        raise PowerLayoutError("power input: 'pdus' must be a non-empty list, got %r" % (raw_pdus,))
+        raise must_be("power input: 'pdus'", raw_pdus, "a non-empty list", PowerLayoutError)
     nodes: List[Node] = []
     node_by_name: Dict[str, Node] = {}
     for index, raw in enumerate(raw_nodes):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.model import (
     LINES,
     PowerLayoutError,
@@ -62,13 +63,14 @@ def index_assignment(model: PowerModel, assignment: Any) -> Tuple[Dict[Tuple[int
     if isinstance(assignment, Mapping) and "placements" in assignment:
         assignment = assignment["placements"]  # accept pdu_layout's whole result
     if not isinstance(assignment, list):
-        raise PowerLayoutError("assignment must be a list of {node, psu, pdu, circuit} dicts, got %s" % type(assignment).__name__)
+        raise must_be("assignment", assignment, "a list of {node, psu, pdu, circuit} dicts", PowerLayoutError)
     placed: Dict[Tuple[int, int], int] = {}
     first_entry: Dict[Tuple[int, int], int] = {}
     violations: List[Dict[str, Any]] = []
     for number, entry in enumerate(assignment, start=1):
         if not isinstance(entry, Mapping) or any(k not in entry for k in _PLACEMENT_KEYS):
-            raise PowerLayoutError("assignment entry #%d must be a dict with keys node, psu, pdu, circuit, got %r" % (number, entry))
+            raise must_be("assignment entry #%d" % number, entry, "a dict with keys node, psu, pdu, circuit",
+                          PowerLayoutError)
         node = model.node_by_name.get(str(entry["node"]))
         pdu = model.pdu_by_name.get(str(entry["pdu"]))
         psu = entry["psu"]

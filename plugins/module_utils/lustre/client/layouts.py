@@ -31,6 +31,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.che
     need_mapping,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import unknown_keys
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (
     DEFAULT_STRIPE_SIZE,
     MAX_STRIPE_COUNT,
@@ -83,9 +84,8 @@ def directory_layouts(directories: Any, mountpoint: str, ost_count: Any, ost_bw_
     for index, item in enumerate(need_list(directories, where)):
         here = "%s[%d]" % (where, index)
         d = need_mapping(item, here)
-        unknown = sorted(set(d) - DIRECTORY_KEYS)
-        if unknown:
-            raise LustreClientError("%s has unknown keys %s; see docs/lustre-client.md for a directory's keys" % (here, unknown))
+        unknown_keys(here, d, DIRECTORY_KEYS, LustreClientError,
+                     hint="see docs/lustre-client.md for a directory's keys")
         if ("name" in d) == ("path" in d):
             raise LustreClientError("%s needs exactly one of name (under %s) or path (absolute, under a mount)" % (here, mountpoint))
         if "name" in d:

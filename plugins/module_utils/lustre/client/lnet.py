@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be, unknown_keys
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import (
     LustreClientError,
     need_int,
@@ -95,9 +96,7 @@ def check_networks(networks: Any, where: str = "lustre_client_lnet_networks") ->
     for index, item in enumerate(items):
         here = "%s[%d]" % (where, index)
         entry = need_mapping(item, here)
-        unknown = sorted(set(entry) - {"net", "interfaces"})
-        if unknown:
-            raise LustreClientError("%s has unknown keys %s; a network has only net and interfaces" % (here, unknown))
+        unknown_keys(here, entry, ("net", "interfaces"), LustreClientError)
         net = canonical_net(need_str(entry.get("net"), here + ".net"), here + ".net")
         if net in seen_nets:
             raise LustreClientError("%s: network %s is already %s (o2ib and o2ib0 are the same); list each network once "
@@ -193,8 +192,7 @@ def check_lnet_options(options: Any, where: str = "lustre_client_lnet_options") 
         elif isinstance(value, str):
             text = value
         else:
-            raise LustreClientError("%s.%s must be a whole number or a word, got %s %r"
-                                    % (where, key, type(value).__name__, value))
+            raise must_be("%s.%s" % (where, key), value, "a whole number or a word", LustreClientError)
         if not MODPROBE_VALUE_RE.fullmatch(text):
             raise LustreClientError("%s.%s: %r is not allowed; expected 1-255 letters, digits, '_', '.', ',', ':', '@', "
                                     "'/', '+' or '-' (modprobe splits on blanks; no quotes or control characters)"
@@ -209,14 +207,12 @@ def check_observed(observed: Any, where: str = "observed") -> Dict[str, Dict[str
     for name, seen in need_mapping(observed, where).items():
         here = "%s[%r]" % (where, name)
         if not isinstance(name, str):
-            raise LustreClientError("%s: the key must be an interface name (a string), got %s" % (here, type(name).__name__))
+            raise must_be("%s: the key" % here, name, "an interface name (a string)", LustreClientError)
         seen = need_mapping(seen, here)
-        unknown = sorted(str(k) for k in seen if k not in ("exists", "type", "rdma"))
-        if unknown:
-            raise LustreClientError("%s has unknown keys %s; an observed interface has exists, type and rdma" % (here, unknown))
+        unknown_keys(here, seen, ("exists", "type", "rdma"), LustreClientError)
         for key in ("exists", "rdma"):
             if seen.get(key) is not None and not isinstance(seen[key], bool):
-                raise LustreClientError("%s.%s must be true or false, got %s %r" % (here, key, type(seen[key]).__name__, seen[key]))
+                raise must_be("%s.%s" % (here, key), seen[key], "true or false", LustreClientError)
         kind = seen.get("type")
         if kind is not None:
             need_int(kind, here + ".type", 0, 65535)

@@ -18,6 +18,7 @@ import posixpath
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import unknown_keys
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import (
     LustreClientError,
     need_int,
@@ -138,9 +139,7 @@ def mount_plan(mounts: Any, nets: Optional[Sequence[str]] = None, where: str = "
     for index, item in enumerate(need_list(mounts, where)):
         here = "%s[%d]" % (where, index)
         mount = need_mapping(item, here)
-        unknown = sorted(set(mount) - MOUNT_KEYS)
-        if unknown:
-            raise LustreClientError("%s has unknown keys %s; a mount has %s" % (here, unknown, ", ".join(sorted(MOUNT_KEYS))))
+        unknown_keys(here, mount, MOUNT_KEYS, LustreClientError)
         fsname = need_str(mount.get("fsname"), here + ".fsname")
         if not FSNAME_RE.fullmatch(fsname):
             raise LustreClientError("%s.fsname: %r is not allowed; expected a Lustre fsname, 1-8 of A-Z a-z 0-9 _ -"

@@ -19,6 +19,7 @@ import math
 import re
 from typing import Any, Dict, List, Mapping, Optional
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import unknown_keys
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import (
     LustreClientError,
     need_int,
@@ -72,9 +73,8 @@ def tuning_plan(settings: Any, page_size: int = 4096, memtotal_mb: Optional[int]
     and ``max_pages_per_rpc_limit``.
     """
     values = need_mapping(settings, where)
-    unknown = sorted(set(values) - {k for k, _path in PARAMS})
-    if unknown:
-        raise LustreClientError("%s has unknown keys %s; put other parameters in lustre_client_tuning_extra" % (where, unknown))
+    unknown_keys(where, values, (k for k, _path in PARAMS), LustreClientError,
+                 hint="put other parameters in lustre_client_tuning_extra")
     missing = [k for k, _path in PARAMS if k not in values]
     if missing:
         raise LustreClientError("%s is missing %s; give all four (the role's defaults show them)" % (where, ", ".join(missing)))

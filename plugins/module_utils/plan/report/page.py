@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import NcclTopologyError, layout_from_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import layout_from_xml
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import NcclTopologyError
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.budget import budget_section
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.power import budget_bar, pdu_sections, rack_elevation
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.sections import (

@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import compress_hostlist
-from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import (
-    NcclTopologyError, class_kind, format_cpulist, normalise_layout, parse_affinity)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import normalise_layout
+from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import (
+    NcclTopologyError, class_kind, format_cpulist, parse_affinity)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.svg import (
     Box, Ids, PlanReportError, esc, num, px, rect, svg, text, tree_svg)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError

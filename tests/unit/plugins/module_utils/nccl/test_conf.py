@@ -5,6 +5,7 @@
 """nccl_conf: the KEY=VALUE file NCCL reads, the RoCE file's parser and the conflict check."""
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -52,8 +53,10 @@ def test_keys():
 
 def test_values():
     assert check_value(22, "x") == "22" and check_value("WARN", "x") == "WARN"
-    with pytest.raises(NcclConfError, match="NCCL's switches take 0 or 1, not true/false"):
+    with pytest.raises(NcclConfError) as err:
         check_value(True, "nccl_env_extra NCCL_IB_DISABLE")
+    assert str(err.value) == ("nccl_env_extra NCCL_IB_DISABLE: the value must be a string or an integer (NCCL's switches "
+                              "take 0 or 1, not true/false), got True of type bool")
     with pytest.raises(NcclConfError, match="must be a single line"):
         check_value("WARN\nNCCL_DEBUG_SUBSYS=ALL", "nccl_env_extra NCCL_DEBUG")
     with pytest.raises(NcclConfError, match="white space, which NCCL would keep"):
@@ -102,6 +105,8 @@ def test_parse_roce_file():
     # CRLF line ends, an indented comment and white space after the value are tolerated.
     assert parse_conf("  # c\r\nNCCL_IB_TC=106  \r\n", ROCE) == [Setting("NCCL_IB_TC", "106", ROCE)]
     assert parse_conf("", ROCE) == []
+    with pytest.raises(NcclConfError, match=r"^%s must be the file's text, got None of type NoneType$" % re.escape(ROCE)):
+        parse_conf(None, ROCE)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -161,7 +166,8 @@ def test_a_key_twice_among_the_roles_own_is_refused():
 
 
 def test_bad_own_entries_are_refused():
-    with pytest.raises(NcclConfError, match="entry 0 is"):
+    with pytest.raises(NcclConfError, match=r"^own settings entry 0 must be a mapping of key, value and source, got "
+                                            r"\{'key': 'NCCL_IB_TC', 'value': 1\} of type dict$"):
         merge_settings([{"key": "NCCL_IB_TC", "value": 1}], None, ROCE)
     with pytest.raises(NcclConfError, match="^nccl_socket_ifname NCCL_SOCKET_IFNAME: NCCL_SOCKET_IFNAME 'eth0:1'"):
         merge_settings(own(NCCL_SOCKET_IFNAME="eth0:1"), None, ROCE)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from nasty_input import hostile_numbers
 from ansible_collections.gpufleet.cluster.plugins.filter.rack_power_fit import rack_power_fit as fit_filter
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.fit import (
-    capped_node_w, parse_fit_input, rack_power_fit, way_out)
+    PowerFitError, capped_node_w, parse_fit_input, rack_power_fit, way_out)
 
 H100 = {"max_power_w": 10200, "gpus": 8, "gpu_power_w": 700, "gpu_min_power_w": 200}
 LOADS = [{"name": "leaf1", "max_power_w": 650}, {"name": "leaf2", "max_power_w": 650},
@@ -106,6 +106,25 @@ def test_bad_input_is_refused_by_the_filter(data, words):
     with pytest.raises(AnsibleFilterError) as err:
         fit_filter(data)
     assert "gpufleet.cluster.rack_power_fit" in str(err.value) and words in str(err.value)
+
+
+@pytest.mark.parametrize("data, message", [
+    (["r"], "rack_power_fit input must be a mapping, got ['r'] of type list"),
+    ({"racks": "r01"}, "rack_power_fit input.racks must be a list, got 'r01' of type str"),
+    ({"racks": []}, "rack_power_fit input.racks must be a non-empty list of racks, got [] of type list"),
+    ({"racks": [{"name": "r", "budget_w": 1, "colour": 1}]},
+     "rack_power_fit racks[0] has unknown key(s) 'colour'; allowed: budget_w, loads, name, nodes"),
+    ({"racks": [{"name": "r", "budget_w": "60000"}]},
+     "rack_power_fit rack 'r'.budget_w must be a finite number of watts, got '60000' of type str"),
+    ({"racks": [{"name": "r", "budget_w": 1, "nodes": [{"name": "n", "max_power_w": 10, "gpus": "eight"}]}]},
+     "rack_power_fit rack 'r' nodes[0].gpus must be a whole number of GPUs from 0 to 1024, got 'eight' of type str"),
+    ({"racks": [{"name": "r", "budget_w": 1, "loads": "sw"}]},
+     "rack_power_fit rack 'r'.loads must be a list, got 'sw' of type str"),
+])
+def test_type_and_key_refusals_in_full(data, message):
+    with pytest.raises(PowerFitError) as err:
+        parse_fit_input(data)
+    assert str(err.value) == message
 
 
 @given(value=hostile_numbers())

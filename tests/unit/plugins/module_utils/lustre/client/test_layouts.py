@@ -103,7 +103,9 @@ def test_plain_and_pool_and_path():
     ({"name": "x", "apply": "plain", "stripe_count": 1, "pool": "a pool"}, {}, r"is not allowed; expected an OST pool name"),
     ({"name": "x", "apply": "plain", "stripe_count": 1, "mode": "rwx"}, {}, r"is not allowed; expected an octal mode"),
     ({"name": "x", "apply": "pfl", "sizes": {"p50_bytes": -1, "p90_bytes": 1, "max_bytes": 2}}, {}, r"lustre_client_directories\[0\] \(/mnt/lustre/x\): "),
-    ({"name": "x", "owner": "root", "apply": "plain", "stripe_count": 1, "colour": "red"}, {}, r"unknown keys \['colour'\]"),
+    ({"name": "x", "owner": "root", "apply": "plain", "stripe_count": 1, "colour": "red"}, {},
+     r"^lustre_client_directories\[0\] has unknown key\(s\) 'colour'; allowed: apply, client_bw_gbs, clients, .*, "
+     r"stripe_size; see docs/lustre-client\.md for a directory's keys$"),
 ])
 def test_bad_directories_refused(entry, kwargs, message):
     with pytest.raises(LustreClientError, match=message):

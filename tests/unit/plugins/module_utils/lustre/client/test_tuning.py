@@ -39,8 +39,9 @@ def test_page_size_sets_the_limit():
     ({"max_rpcs_in_flight": 0}, {}, r"below the minimum of 1"),
     ({"max_read_ahead_mb": 4096}, {"memtotal_mb": 7000}, r"above half this node's 7000 MiB of RAM \(3500\)"),
     ({"max_read_ahead_per_file_mb": 2048}, {}, r"per_file_mb 2048 is above max_read_ahead_mb 1024"),
-    ({"max_dirty_mb": 2048}, {}, r"unknown keys \['max_dirty_mb'\]"),
-    ({"max_rpcs_in_flight": "64"}, {}, r"must be a whole number, got str"),
+    ({"max_dirty_mb": 2048}, {}, r"^lustre_client_tuning has unknown key\(s\) 'max_dirty_mb'; allowed: max_pages_per_rpc, max_read_ahead_mb, "
+     r"max_read_ahead_per_file_mb, max_rpcs_in_flight; put other parameters in lustre_client_tuning_extra$"),
+    ({"max_rpcs_in_flight": "64"}, {}, r"must be a whole number, got '64' of type str$"),
 ])
 def test_bad_settings_refused(change, kwargs, message):
     with pytest.raises(LustreClientError, match=message):

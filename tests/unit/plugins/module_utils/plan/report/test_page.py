@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan, plan_inputs
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan
+from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plan_inputs
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.page import (
     SECTIONS, PlanReportError, render_report, report_from_plan)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.svg import (

@@ -2,13 +2,12 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Tests that kill mutants `make mutation MODULES=lustre/layout_parse` found alive (docs/testing.md).
+"""module_utils/lustre/layout_parse.py: every refusal of parse_getstripe word for word (line number, field, value),
+numbers lfs prints in hex or as 2**64 - 1, the `(Default)` prefix of `-v`, quoted and empty values, self-extending
+components, and YAML components opened by their `componentN:` label (tests that kill the mutants `make mutation`
+found alive, docs/testing.md). Texts marked SYNTHETIC follow the printf formats described in docs/lfs-stripe.md; the
+recorded outputs are read in test_layout.py."""
 
-Every refusal of parse_getstripe word for word (line number, field, value), numbers lfs prints in hex or as
-2**64 - 1, the `(Default)` prefix of `-v`, quoted and empty values, self-extending components, and YAML
-components opened by their `componentN:` label. Texts marked SYNTHETIC follow the printf formats described in
-docs/lfs-stripe.md; the recorded outputs are read in test_lustre_layout.py.
-"""
 from __future__ import annotations
 
 import pytest
@@ -17,6 +16,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout_par
     LayoutParseError,
     parse_getstripe,
 )
+
 
 M = 1048576
 COMPOSITE = ("  lcm_layout_gen:  0\n  lcm_entry_count: 1\n    lcme_id:             N/A\n    lcme_flags:          0\n"
@@ -30,7 +30,7 @@ def _refusal(text):
 
 
 @pytest.mark.parametrize("text,message", [
-    (7, "lfs getstripe output must be text, got int"),
+    (7, "lfs getstripe output must be text, got 7 of type int"),
     ("", "no layout in the lfs getstripe output (it is empty)"),
     ("/mnt/lustre/dir\n", "no layout in the lfs getstripe output (only the line '/mnt/lustre/dir')"),
     ("stripe_count:  1\nerror: something odd\n", "line 2 'error: something odd' is not a 'key: value' line of lfs getstripe"),
