@@ -231,7 +231,10 @@ def test_preempt_mode_values(value):
     try:
         result = slurm_conf_check({"PreemptType": "preempt/qos", "PreemptMode": value}, "slurm.conf", "22.05.8")
     except AnsibleFilterError as error:
-        assert str(error).startswith("gpufleet.cluster.slurm_conf_check: slurm.conf PreemptMode")
+        # A mode of no words (',') is OFF: refused as preemption on with the cluster-wide mode OFF.
+        assert str(error).startswith(("gpufleet.cluster.slurm_conf_check: slurm.conf PreemptMode",
+                                      "gpufleet.cluster.slurm_conf_check: slurm.conf PreemptType=preempt/qos with "
+                                      "PreemptMode=%s: preemption is on but the cluster-wide mode is OFF" % value))
         return
     words = [w.upper() for w in value.split(",") if w]
     modes = [w for w in words if w not in ("GANG", "WITHIN")]
