@@ -94,8 +94,8 @@ def test_lazy_mappings_and_subtypes_become_plain_data():
 
 
 @pytest.mark.parametrize("args, kwargs, message", [
-    (([], GROUPS), {}, r"input must be a dict of the inventory's gpufleet_\* variables, got list"),
-    ((INVENTORY, ["n1"]), {}, r"groups must be the 'groups' magic variable \(a dict\), got list"),
+    (([], GROUPS), {}, r"input must be a dict of the inventory's gpufleet_\* variables, got \[\] of type list$"),
+    ((INVENTORY, ["n1"]), {}, r"groups must be the 'groups' magic variable \(a dict\), got \['n1'\] of type list$"),
     ((INVENTORY, GROUPS, "n1"), {}, r"hostvars must be the 'hostvars' magic variable"),
     ((INVENTORY, GROUPS), {"pdus": "spare"}, r"pdus must be one of planned, as_built, got 'spare'"),
     ((INVENTORY, GROUPS), {"pdus": "as_built"}, r"pdus as_built lays the racks out on gpufleet_plan_power\.as_built\.pdu, which is not set"),

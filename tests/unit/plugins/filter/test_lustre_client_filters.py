@@ -47,7 +47,8 @@ def test_lnet_filter_doc_example():
 def test_lnet_filter_observed_and_errors():
     result = lustre_client_lnet([{"net": "o2ib0", "interfaces": ["eth0"]}], observed={"eth0": {"exists": True, "type": 1, "rdma": False}})
     assert len(result["problems"]) == 1 and "o2ib needs an IPoIB interface" in result["problems"][0]
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.lustre_client_lnet: the input must be a list"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.lustre_client_lnet: input must be a list of \{net, interfaces\}, "
+                       r"got 'o2ib0\(ib0\)' of type str$"):
         lustre_client_lnet("o2ib0(ib0)")
     with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.lustre_client_lnet: lustre_client_o2ib_tunables\.peer_credits is 300"):
         lustre_client_lnet([{"net": "o2ib0", "interfaces": ["ib0"]}], o2ib_tunables={"peer_credits": 300})
@@ -70,7 +71,8 @@ def test_mounts_filter():
     [unit] = lustre_client_mounts([{"fsname": "training", "mgs_nids": ["10.0.0.1@o2ib"], "path": "/mnt/l",
                                     "options": ["localflock"]}], nets=["o2ib0"], flock="localflock")
     assert unit["options"] == "localflock,_netdev,retry=5"
-    with pytest.raises(AnsibleFilterError, match=r"the input must be a list of mounts"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.lustre_client_mounts: input must be a list of mounts, "
+                       r"got \{'fsname': 'x'\} of type dict$"):
         lustre_client_mounts({"fsname": "x"})
 
 
@@ -78,7 +80,8 @@ def test_tuning_filter():
     assert lustre_client_tuning(TUNING)["params"][0] == "osc.*.max_pages_per_rpc=1024"
     with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.lustre_client_tuning: lustre_client_tuning\.max_pages_per_rpc 1000"):
         lustre_client_tuning(dict(TUNING, max_pages_per_rpc=1000))
-    with pytest.raises(AnsibleFilterError, match=r"the input must be a dict"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.lustre_client_tuning: input must be a dict of the four settings, "
+                       r"got \[1024\] of type list$"):
         lustre_client_tuning([1024])
 
 

@@ -65,8 +65,8 @@ def test_stripe_count_no_eligible_ost_and_options():
 
 
 @pytest.mark.parametrize("value, kwargs, message", [
-    (-1, {"ost_avail_kib": [1]}, r"input must be a file size in bytes \(an integer >= 0\), got int -1"),
-    ("1G", {"ost_avail_kib": [1]}, r"got str '1G'"),
+    (-1, {"ost_avail_kib": [1]}, r"input must be a file size in bytes \(an integer >= 0\), got -1 of type int"),
+    ("1G", {"ost_avail_kib": [1]}, r"got '1G' of type str"),
     (1, {}, r"give exactly one of ost_avail_kib"),
     (1, {"ost_avail_kib": [1], "lfs_df": "x"}, r"give exactly one of ost_avail_kib"),
     (1, {"ost_avail_kib": []}, r"ost_avail_kib is empty"),

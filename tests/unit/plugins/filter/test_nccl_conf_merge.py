@@ -49,8 +49,8 @@ def test_conflict_is_refused_with_the_filter_fqcn():
 
 @pytest.mark.parametrize("args, message", [
     (({"NCCL_IB_TC": 106},), "input must be a list of {key, value, source}"),
-    ((OWN, b"NCCL_IB_TC=106"), "roce_text must be the file's text or null, got bytes"),
-    ((OWN, None, ""), "roce_source must name the RoCE settings file"),
+    ((OWN, b"NCCL_IB_TC=106"), "roce_text must be the file's text or null, got b'NCCL_IB_TC=106' of type bytes"),
+    ((OWN, None, ""), "roce_source must be the path of the RoCE settings file, got '' of type str"),
     (([{"key": "nccl_debug", "value": "WARN", "source": "nccl_env_extra"}],), "is not an NCCL variable"),
     ((OWN, "NCCL_IB_TC\n"), "/etc/gpufleet/nccl-roce.conf line 1: 'NCCL_IB_TC' is not KEY=VALUE"),
 ])

@@ -52,8 +52,8 @@ class TestPduLayout:
         assert "missing 5600.0 W worst case (25.52 A at 230.9 V)" in message
 
     @pytest.mark.parametrize("bad, words", [
-        ([], "input must be a dict with 'nodes' and 'pdus', got list"),
-        ("power", "got str"),
+        ([], "input must be a dict with 'nodes' and 'pdus', got [] of type list"),
+        ("power", "got 'power' of type str"),
         ({"nodes": [], "pdus": []}, "'nodes' must be a non-empty list"),
     ])
     def test_bad_input(self, bad, words):
@@ -91,7 +91,7 @@ class TestPduCheck:
         assert pdu_check(data)["ok"] is True
 
     @pytest.mark.parametrize("assignment, words", [
-        ("gpu01:pa", "assignment must be a list of {node, psu, pdu, circuit} dicts, got str"),
+        ("gpu01:pa", "assignment must be a list of {node, psu, pdu, circuit} dicts, got 'gpu01:pa' of type str"),
         ([{"node": "gpu01"}], "entry #1 must be a dict with keys node, psu, pdu, circuit"),
         (None, "no assignment given"),
     ])

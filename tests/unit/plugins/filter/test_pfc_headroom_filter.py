@@ -81,8 +81,8 @@ def test_vendor_table_with_float_options_as_a_playbook_gives_them():
 
 
 @pytest.mark.parametrize("ports, options, message", [
-    ("Ethernet0", {"cell_bytes": 144}, "input must be a port dict or a list of port dicts, got str"),
-    (None, {"cell_bytes": 144}, "got NoneType"),
+    ("Ethernet0", {"cell_bytes": 144}, "input must be a port dict or a list of port dicts, got 'Ethernet0' of type str"),
+    (None, {"cell_bytes": 144}, "got None of type NoneType"),
     ({"speed_gbps": 100, "cable_m": 5, "mtu": 9216}, {}, "cell_bytes is missing"),
     ([{"speed_gbps": 100, "cable_m": 5}, {"speed_gbps": 100, "cable_m": 20000}], {"cell_bytes": 144, "mtu": 9216},
      "ports[1]: cable_m 20000 m is outside 0.5..10000 m"),

@@ -71,5 +71,5 @@ def test_port_check_filter():
     assert rdma_stack_port_check.rdma_stack_port_check(ports, [{"device": "mlx5_0", "rate_gbps": 200}])["ok"]
     with pytest.raises(AnsibleFilterError, match="^gpufleet.cluster.rdma_stack_port_check: rdma_expect_ports"):
         rdma_stack_port_check.rdma_stack_port_check(ports, "mlx5_0")
-    with pytest.raises(AnsibleFilterError, match="expect_devices must be a boolean"):
+    with pytest.raises(AnsibleFilterError, match="expect_devices must be true or false, got 'yes' of type str$"):
         rdma_stack_port_check.rdma_stack_port_check(ports, [], "yes")

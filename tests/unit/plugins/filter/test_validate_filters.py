@@ -100,7 +100,7 @@ def test_dcgm_and_nvidia_smi_parse():
     assert len(smi["gpus"]) == 8 and {check["status"] for check in smi["checks"]} == {"pass"}
     csv = _plugin("nvidia_smi_parse").nvidia_smi_parse("index, name\n0, NVIDIA H100 80GB HBM3\n", format="csv")
     assert csv == {"gpus": [{"index": 0, "name": "NVIDIA H100 80GB HBM3"}]}
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.nvidia_smi_parse: format must be q or csv"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.nvidia_smi_parse: format must be one of q, csv, got 'xml' of type str$"):
         _plugin("nvidia_smi_parse").nvidia_smi_parse("", format="xml")
 
 
