@@ -2,9 +2,11 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The pfc_headroom filter."""
+"""The pfc_headroom filter: the worked example, lists of ports, a vendor table, errors under the filter's name,
+port names refused (issue 13), the molecule/fabric values, wrong types."""
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import os
@@ -15,7 +17,11 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpufleet.cluster.plugins.filter import pfc_headroom as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.pfc_headroom import pfc_headroom
+from filter_refusals import refused_with
+from group_vars import variables
 from reference import outputs
+from wrong_types import assert_only_refusals
+
 
 _SONIC = outputs("sonic")
 
@@ -81,7 +87,8 @@ def test_vendor_table_with_float_options_as_a_playbook_gives_them():
 
 
 @pytest.mark.parametrize("ports, options, message", [
-    ("Ethernet0", {"cell_bytes": 144}, "input must be a port dict or a list of port dicts, got 'Ethernet0' of type str"),
+    ("Ethernet0", {"cell_bytes": 144},
+     "input must be a port dict or a list of port dicts, got 'Ethernet0' of type str"),
     (None, {"cell_bytes": 144}, "got None of type NoneType"),
     ({"speed_gbps": 100, "cable_m": 5, "mtu": 9216}, {}, "cell_bytes is missing"),
     ([{"speed_gbps": 100, "cable_m": 5}, {"speed_gbps": 100, "cable_m": 20000}], {"cell_bytes": 144, "mtu": 9216},
@@ -99,3 +106,33 @@ def test_errors_are_filter_errors_with_the_fqcn(ports, options, message):
     text = str(info.value)
     assert text.startswith("gpufleet.cluster.pfc_headroom: ")
     assert message in text
+
+
+# ---------------------------------------------------------------- issue 13: refused naming field, value and rule
+def test_pfc_headroom_port_name_refused():
+    refused_with(lambda: pfc_headroom({"name": "Ethernet0\n", "speed_gbps": 400, "cable_m": 5}, cell_bytes=144,
+                                      mtu=9216),
+                 "gpufleet.cluster.pfc_headroom", "port.name: 'Ethernet0\\n' is not allowed; expected a switch port "
+                                                  "name")
+    refused_with(lambda: pfc_headroom({"name": "Ethernet0", "speed_gbps": 400, "cable_m": "5m\n"}, cell_bytes=144,
+                                      mtu=9216), "is not a length")
+
+
+# ---------------------------------------------------------------- the reference, lab and molecule/fabric values
+def test_molecule_values_render():
+    ports = variables("molecule/fabric")["gpufleet_roce_class"]["ports"]
+    assert [port["name"] for port in pfc_headroom(ports, cell_bytes=144, mtu=9216)] == [port["name"] for port in ports]
+
+
+# ------------------------------------------------------------------ wrong types: refused by a check, nothing else
+VALID = [[{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5, "mtu": 9216}]]
+VALID_KWARGS = {"cell_bytes": 144, "lossless_mtu": 4200, "ns_per_m": 5.13, "phy_delay_ns": 100,
+                "wire_overhead_bytes": 20, "small_packet_percent": 100}
+
+
+def test_valid_call_works():
+    assert pfc_headroom(*copy.deepcopy(VALID), **copy.deepcopy(VALID_KWARGS)) is not None
+
+
+def test_wrong_types_and_missing_keys_are_refused():
+    assert_only_refusals('pfc_headroom', pfc_headroom, VALID, VALID_KWARGS)

@@ -2,8 +2,9 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""validate_expect's input rules (issue 13): a threshold of NaN, infinity, 0 or a negative number would make every
-run pass or every run fail; 'eight' GPUs raised ValueError. Each is refused naming the field, value and what is
+"""The validate_expect filter: the expectation of each check kind from the inventory, errors under the filter's
+name, and its input rules (issue 13): a threshold of NaN, infinity, 0 or a negative number would make every run
+pass or every run fail; 'eight' GPUs raised ValueError. Each is refused naming the field, value and what is
 allowed, and every threshold produced is a finite number > 0."""
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ from ansible.errors import AnsibleFilterError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.gpufleet.cluster.plugins.filter import validate_expect as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.validate_expect import validate_expect
+from filter_docs import assert_documented
 from nasty_input import hostile_numbers
+from validate_inputs import HARDWARE as REFERENCE_HARDWARE
+
 
 HARDWARE = {
     "gpufleet_fabric": {"kind": "infiniband", "rate_gbps": 200},
@@ -24,6 +29,28 @@ HARDWARE = {
     "gpufleet_plan_lustre": {"ost_bw_gbs": 3.5},
     "gpu_tuning_profiles": {"NVIDIA H100 80GB HBM3": {"power_limit_w": 700, "application_clocks": [2619, 1980]}},
 }
+
+
+def test_registered_and_documented():
+    doc = assert_documented(plugin, "validate_expect")
+    assert doc["positional"] == "_input"
+    # kind options arrive as **options
+    assert set(doc["options"]) - {"_input", "hardware"} >= {"nodes", "fraction", "rdma_info", "model", "min_gbs"}
+
+
+def test_expectations_and_errors():
+    hardware, l4 = REFERENCE_HARDWARE, dict(REFERENCE_HARDWARE, gpufleet_hardware={"gpus": 4, "gpu_model": "L4"})
+    assert validate_expect("lustre", hardware=hardware)["value"] == 64.0
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.validate_expect: kind lustre takes no option "
+                                                 r"nodes"):
+        validate_expect("lustre", hardware=hardware, nodes=2)
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.validate_expect: input must be one of"):
+        validate_expect("disk", hardware=hardware)
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.validate_expect: hardware must be a dict"):
+        validate_expect("rdma")
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.validate_expect: no NVLink bandwidth known"):
+        validate_expect("nccl", hardware=l4, nodes=1)
+    assert validate_expect("nccl", hardware=l4, nodes=1, nvlink_gbs=32.0)["value"] == 24.0
 
 
 def hw(**changes):
@@ -55,7 +82,8 @@ def test_nvlink_gbs_given_is_used():
 
 @pytest.mark.parametrize("value", [-200, 0, float("nan"), float("inf"), "nan", "inf", "200\n", "1e3", None, [200]])
 def test_fabric_rate_must_be_a_finite_positive_number(value):
-    refused(r"gpufleet_fabric.rate_gbps is .*, expected a finite number > 0", "rdma", hardware=hw(gpufleet_fabric__rate_gbps=value))
+    refused(r"gpufleet_fabric.rate_gbps is .*, expected a finite number > 0", "rdma",
+            hardware=hw(gpufleet_fabric__rate_gbps=value))
 
 
 @pytest.mark.parametrize("value", ["eight", 8.5, -1, True, "8\n", [8], 2000])

@@ -2,24 +2,22 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The filters gpufleet.cluster.cluster_plan_inputs and gpufleet.cluster.cluster_plan, chained as plan.yml chains them."""
-
+"""The filter gpufleet.cluster.cluster_plan, after cluster_plan_inputs and pdu_layout as plan.yml chains them:
+the plan and its files, as-built cabling through pdu_check, argument errors, names that become paths and missing
+keys refused (issue 13)."""
 from __future__ import annotations
 
 import copy
 import os
 import re
-from collections import OrderedDict
 
 import pytest
-import yaml
 from ansible.errors import AnsibleFilterError
+from ansible.plugins.filter.core import to_nice_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ansible.plugins.filter.core import to_nice_json
 
-from ansible_collections.gpufleet.cluster.plugins.filter import cluster_plan as plan_filter_module
-from ansible_collections.gpufleet.cluster.plugins.filter import cluster_plan_inputs as inputs_filter_module
+from ansible_collections.gpufleet.cluster.plugins.filter import cluster_plan as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.cluster_plan import cluster_plan
 from ansible_collections.gpufleet.cluster.plugins.filter.cluster_plan_inputs import cluster_plan_inputs
 from ansible_collections.gpufleet.cluster.plugins.filter.pdu_check import pdu_check
@@ -28,8 +26,10 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import
 
 # Two 2300 W nodes in one rack, 2 PSUs each, PF 1.0: 5 A per PSU normally, 10 A after a feed loss; a 16 A breaker
 # may carry 12.8 A, so one PSU per breaker. No as-built cabling.
-from duo_plan import GROUPS, INVENTORY  # noqa: E402
+from duo_plan import GROUPS, HOSTVARS, INVENTORY, with_node_type_name  # noqa: E402
+from filter_docs import assert_documented
 from nasty_input import hostile_text, near_valid  # noqa: E402
+
 
 # One PCIe switch with 2 GPUs and 1 HCA (as in test_cluster_plan).
 NCCL_LAYOUT = {"version": 1, "cpus": [{
@@ -39,21 +39,20 @@ NCCL_LAYOUT = {"version": 1, "cpus": [{
          "nic": {"net": [{"name": "mlx5_0", "dev": 0, "speed": 400000, "port": 1}]}},
         {"busid": "0000:53:00.0", "class": "gpu", "link_speed": "gen5", "link_width": 16}]}]}]}
 
-HOSTVARS = {"n1": {"gpufleet_hardware": {"gpus": 0}}, "n2": {}}
-
 
 def test_chain_as_plan_yml_runs_it():
     inputs = cluster_plan_inputs(INVENTORY, GROUPS, HOSTVARS)
     assert inputs["node_types"][0]["hardware"] == {"gpus": 0}  # from the group's first host
     assert inputs["as_built"] is None and inputs["derating"] == 0.8  # the default
     # 2 x 2300 W = 4600 W of 5000.
-    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "loads": [], "loads_w": 0, "max_power_w": 4600,
-                               "budget_w": 5000}]
+    assert inputs["racks"] == [{"name": "r1", "nodes": "n[1-2]", "count": 2, "loads": [], "loads_w": 0,
+                               "max_power_w": 4600, "budget_w": 5000}]
     layout = pdu_layout(inputs["layout_input"])
     plan = cluster_plan(inputs, layout)
     # One PSU per breaker: 2 per feed, 4 of 6; the busiest at 10 / 12.8 A = 78.1 %.
     assert plan["summary"]["circuits_used"] == 4
-    assert list(plan["files"]) == ["power.json", "power.md", "lustre.json", "lustre.md", "hostlists.json", "hostlists.md", "README.md"]
+    assert list(plan["files"]) == ["power.json", "power.md", "lustre.json", "lustre.md", "hostlists.json",
+                                   "hostlists.md", "README.md"]
     assert plan["lustre"] == [] and plan["nccl"] == []
     assert plan["files"]["README.md"].endswith(
         "| [power.md](power.md), [power.json](power.json) | Racks at full power: r1 4600 W of 5000 W. "
@@ -68,7 +67,8 @@ def test_as_built_goes_through_pdu_check():
     # As built: both nodes' PSU 1 on r1-pdu-a/cb1 and PSU 2 on r1-pdu-b/cb1: after a feed loss 2 x 2300 W = 20 A,
     # 156.25 % of 12.8 A; after PSU n1/2 is lost 2300 + 1150 W = 15 A. Per breaker 2 overloads: 4.
     inventory["gpufleet_plan_power"]["as_built"] = {
-        "pdu": {"model": "one 16 A breaker", "spec": {"voltage": 230, "phases": 1, "circuits": [{"name": "cb1", "rating_a": 16}]}},
+        "pdu": {"model": "one 16 A breaker",
+                "spec": {"voltage": 230, "phases": 1, "circuits": [{"name": "cb1", "rating_a": 16}]}},
         "breakers": [{"pdu": "r1-pdu-a", "circuit": "cb1", "nodes": "n[1-2]", "psus": [1]},
                      {"pdu": "r1-pdu-b", "circuit": "cb1", "nodes": "n[1-2]", "psus": [2]}]}
     inputs = cluster_plan_inputs(inventory, GROUPS, HOSTVARS)
@@ -78,47 +78,27 @@ def test_as_built_goes_through_pdu_check():
     assert "As built: one 16 A breaker, cabled as" in plan["files"]["power.md"]
     with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: .*pass the pdu_check result"):
         cluster_plan(inputs, pdu_layout(inputs["layout_input"]))
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.pdu_layout: no layout exists: rack 'r1' is out of circuits"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.pdu_layout: no layout exists: rack 'r1' is out "
+                                                 r"of circuits"):
         pdu_layout(cluster_plan_inputs(inventory, GROUPS, HOSTVARS, pdus="as_built")["layout_input"])
-
-
-def test_lazy_mappings_and_subtypes_become_plain_data():
-    class Tagged(str):
-        pass
-
-    inventory = OrderedDict(copy.deepcopy(INVENTORY))
-    inventory["gpufleet_cluster_name"] = Tagged("duo")
-    inputs = cluster_plan_inputs(inventory, OrderedDict(GROUPS), hostvars=None)
-    assert isinstance(inputs["name"], str) and inputs["name"].__class__ is str and inputs["node_types"][0]["hardware"] == {}
-    yaml.safe_dump(inputs)  # plain data only: safe_dump refuses anything else
-
-
-@pytest.mark.parametrize("args, kwargs, message", [
-    (([], GROUPS), {}, r"input must be a dict of the inventory's gpufleet_\* variables, got \[\] of type list$"),
-    ((INVENTORY, ["n1"]), {}, r"groups must be the 'groups' magic variable \(a dict\), got \['n1'\] of type list$"),
-    ((INVENTORY, GROUPS, "n1"), {}, r"hostvars must be the 'hostvars' magic variable"),
-    ((INVENTORY, GROUPS), {"pdus": "spare"}, r"pdus must be one of planned, as_built, got 'spare'"),
-    ((INVENTORY, GROUPS), {"pdus": "as_built"}, r"pdus as_built lays the racks out on gpufleet_plan_power\.as_built\.pdu, which is not set"),
-    (({k: v for k, v in INVENTORY.items() if k != "gpufleet_lustre"}, GROUPS), {}, r"inventory\.gpufleet_lustre is missing"),
-])
-def test_inputs_errors(args, kwargs, message):
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan_inputs: " + message):
-        cluster_plan_inputs(*args, **kwargs)
 
 
 def test_plan_errors():
     inputs = cluster_plan_inputs(INVENTORY, GROUPS)
     layout = pdu_layout(inputs["layout_input"])
-    for args, message in (((inputs["layout_input"], layout), "input must be the result of gpufleet.cluster.cluster_plan_inputs"),
+    for args, message in (((inputs["layout_input"], layout), "input must be the result of "
+                                                             "gpufleet.cluster.cluster_plan_inputs"),
                           ((inputs, inputs), "layout must be the result of gpufleet.cluster.pdu_layout"),
-                          ((inputs, layout, ["x"]), "as_built must be the result of gpufleet.cluster.pdu_check or null")):
+                          ((inputs, layout, ["x"]),
+                           "as_built must be the result of gpufleet.cluster.pdu_check or null")):
         with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: " + message):
             cluster_plan(*args)
     bad = copy.deepcopy(INVENTORY)
     bad["gpufleet_plan_lustre"]["directories"] = [
         {"name": "d", "pattern": "shared_file", "clients": 0, "client_bw_gbs": 1.0, "sizes": [1]}]
     inputs = cluster_plan_inputs(bad, GROUPS)
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: gpufleet_plan_lustre\.directories\[0\] \(/lus/d\)"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: "
+                                                 r"gpufleet_plan_lustre\.directories\[0\] \(/lus/d\)"):
         cluster_plan(inputs, layout)
 
 
@@ -127,33 +107,12 @@ def test_json_is_what_to_nice_json_wrote(data):
     assert to_json(data) == to_nice_json(data, indent=2) + "\n"
 
 
-@pytest.mark.parametrize("module, name", [(plan_filter_module, "cluster_plan"), (inputs_filter_module, "cluster_plan_inputs")])
-def test_documented_and_registered(module, name):
-    assert module.FilterModule().filters() == {name: getattr(module, name)}
-    doc = yaml.safe_load(module.DOCUMENTATION)
-    assert doc["name"] == name and doc["version_added"] == "0.1.0" and "_input" in doc["options"]
-    assert set(doc["positional"].replace(" ", "").split(",")) <= set(doc["options"])
-    yaml.safe_load(module.EXAMPLES)
-    assert "_value" in yaml.safe_load(module.RETURN)
+def test_registered_and_documented():
+    assert_documented(plugin, "cluster_plan")
 
 
 # ---------------------------------------------------------------- issue 13: names that become paths, missing keys
-
 TRAVERSAL = "../../../etc/cron.d/x"
-
-
-def _with_node_type_name(name):
-    bad = copy.deepcopy(INVENTORY)
-    bad["gpufleet_plan_node_types"][0]["name"] = name
-    return bad
-
-
-def test_node_type_named_like_a_path_is_refused():
-    with pytest.raises(AnsibleFilterError) as err:
-        cluster_plan_inputs(_with_node_type_name(TRAVERSAL), GROUPS)
-    text = str(err.value)
-    assert text.startswith("gpufleet.cluster.cluster_plan_inputs: gpufleet_plan_node_types[0].name")
-    assert repr(TRAVERSAL) in text or TRAVERSAL in text
 
 
 def test_lustre_directory_named_like_a_path_is_refused():
@@ -162,34 +121,17 @@ def test_lustre_directory_named_like_a_path_is_refused():
         {"name": TRAVERSAL, "pattern": "shared_file", "clients": 2, "client_bw_gbs": 1.0,
          "sizes": {"p50_bytes": 1048576, "p90_bytes": 8388608, "max_bytes": 1073741824}}]
     inputs = cluster_plan_inputs(bad, GROUPS)
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: gpufleet_plan_lustre\.directories\[0\]\.name"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: "
+                                                 r"gpufleet_plan_lustre\.directories\[0\]\.name"):
         cluster_plan(inputs, pdu_layout(inputs["layout_input"]))
-
-
-@pytest.mark.parametrize("path, key", [
-    (("gpufleet_plan_node_types", 0, "group"), "group"),
-    (("gpufleet_plan_node_types", 0, "power"), "power"),
-    (("gpufleet_plan_node_types", 0, "power", "psus"), "psus"),
-    (("gpufleet_plan_power", "racks", 0, "name"), "name"),
-    (("gpufleet_plan_power", "feeds"), "feeds"),
-    (("gpufleet_lustre", "osts"), "osts"),
-])
-def test_missing_keys_are_named(path, key):
-    bad = copy.deepcopy(INVENTORY)
-    where = bad
-    for part in path[:-1]:
-        where = where[part]
-    del where[path[-1]]
-    with pytest.raises(AnsibleFilterError) as err:
-        cluster_plan_inputs(bad, GROUPS)
-    assert str(err.value).startswith("gpufleet.cluster.cluster_plan_inputs: ") and key in str(err.value)
 
 
 def test_cluster_plan_missing_input_keys_are_named():
     inputs = cluster_plan_inputs(INVENTORY, GROUPS)
     layout = pdu_layout(inputs["layout_input"])
     broken = {k: v for k, v in inputs.items() if k != "lustre"}
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: cluster_plan input .*\.lustre is missing"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.cluster_plan: cluster_plan input .*\.lustre is "
+                                                 r"missing"):
         cluster_plan(broken, layout)
     with pytest.raises(AnsibleFilterError, match=r"cluster_plan layout .*\.placements is missing"):
         cluster_plan(inputs, {k: v for k, v in layout.items() if k != "placements"})
@@ -200,7 +142,7 @@ def test_cluster_plan_missing_input_keys_are_named():
 def test_every_file_key_stays_inside_the_plan_directory(name):
     """A node type's name becomes nccl/<name>.xml: it is refused, or the key is a plain relative path under nccl/."""
     try:
-        inputs = cluster_plan_inputs(_with_node_type_name(name), GROUPS, HOSTVARS)
+        inputs = cluster_plan_inputs(with_node_type_name(name), GROUPS, HOSTVARS)
         layout = pdu_layout(inputs["layout_input"])
         inputs["node_types"][0]["nccl_layout"] = NCCL_LAYOUT
         plan = cluster_plan(inputs, layout)

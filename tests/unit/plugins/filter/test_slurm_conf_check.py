@@ -2,22 +2,30 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""slurm_conf_check's value checks through the filter (issue 16 item 4): the FQCN in every refusal, the new
-cluster= and qos= arguments with hostile input, and the role's defaults and the inventories still passing."""
+"""The slurm_conf_check filter: results, errors under the filter's name, values a line cannot hold (issue 13),
+the value checks (issue 16 item 4: the FQCN in every refusal, the cluster= and qos= arguments with hostile input,
+the role's defaults and the inventories still passing), properties with hostile values, wrong types."""
 from __future__ import annotations
 
 import glob
+import math
 import os
 import re
 
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
-from hypothesis import given, settings, strategies as st
+from hypothesis import event, given, settings, strategies as st
 from nasty_input import hostile_numbers, hostile_text, near_valid
 
+from ansible_collections.gpufleet.cluster.plugins.filter import slurm_conf_check as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.slurm_conf_check import slurm_conf_check
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import is_valid
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import is_refusal
+from filter_docs import assert_documented
+from slurm_lines import clean
+from wrong_types import assert_only_refusals
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 FAST = settings(max_examples=200, deadline=None)
@@ -44,7 +52,8 @@ def test_issue_values_through_the_filter():
     result = slurm_conf_check({"MaxJobCount": 64}, "slurm.conf", "22.05.8", cluster=cluster)
     assert result["lines"] == ["MaxJobCount=64"]
     assert len(result["warnings"]) == 1 and result["warnings"][0].startswith("slurm.conf MaxJobCount=64 is below 2688")
-    refused(FQCN + r"slurm\.conf PriorityCalcPeriod=3600: Slurm reads it in minutes, so it is 3600 minutes \(60 hours\)",
+    refused(FQCN + r"slurm\.conf PriorityCalcPeriod=3600: Slurm reads it in minutes, so it is 3600 minutes \(60 "
+                   r"hours\)",
             {"PriorityCalcPeriod": 3600}, "slurm.conf", "24.11.5")
     refused(FQCN + r"slurm\.conf MaxJobCount=4 is below the cluster's 8 nodes", {"MaxJobCount": 4}, "slurm.conf",
             "23.11.4", cluster=cluster)
@@ -53,7 +62,8 @@ def test_issue_values_through_the_filter():
 
 
 def test_positional_and_old_callers_still_work():
-    assert slurm_conf_check({"ClusterName": "c"}, "slurm.conf", "22.05.8", False, None, None)["lines"] == ["ClusterName=c"]
+    assert slurm_conf_check({"ClusterName": "c"}, "slurm.conf", "22.05.8", False, None, None)["lines"] == [
+        "ClusterName=c"]
     assert slurm_conf_check({}, "cgroup.conf", "23.11.4", defaults=True)["lines"][0] == "CgroupPlugin=autodetect"
 
 
@@ -111,7 +121,8 @@ def test_the_reference_design_figures():
 def test_role_defaults_and_inventories_pass(settings_, cluster, qos, release):
     result = slurm_conf_check(settings_, "slurm.conf", release, cluster=cluster, qos=qos)
     assert result["warnings"] == []
-    assert "PreemptMode=%s" % settings_["PreemptMode"] in result["lines"] and "PriorityDecayHalfLife=7-0" in result["lines"]
+    assert "PreemptMode=%s" % settings_["PreemptMode"] in result["lines"]
+    assert "PriorityDecayHalfLife=7-0" in result["lines"]
     assert "AccountingStorageEnforce=associations,limits,qos" in result["lines"]
 
 
@@ -152,6 +163,7 @@ def test_no_raw_exception_for_any_argument(cluster, qos):
         slurm_conf_check(dict(PREEMPT), "slurm.conf", "24.11", cluster=cluster, qos=qos)
     except AnsibleFilterError as error:
         assert str(error).startswith("gpufleet.cluster.slurm_conf_check: ")
+        assert is_refusal(error.__context__), error  # a check refused it, not the fallback
 
 
 _VALID_NAME = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
@@ -241,3 +253,168 @@ def test_preempt_mode_values(value):
     assert set(words) <= {"OFF", "CLUSTER", "CANCEL", "REQUEUE", "SUSPEND", "ON", "GANG", "WITHIN"}
     assert len(modes) == 1 and modes[0] not in ("OFF", "CLUSTER")
     assert result["lines"] == ["PreemptType=preempt/qos", "PreemptMode=%s" % value]
+
+
+# ---------------------------------------------------------------- results and errors under the filter's name
+def test_registered_and_documented():
+    assert_documented(plugin, "slurm_conf_check")
+
+
+def test_conf_check_result():
+    result = slurm_conf_check({"ControlMachine": "head1", "ClusterName": "gpufleet", "UsePAM": False}, "slurm.conf",
+                              "22.05.8")
+    assert result["lines"] == ["ClusterName=gpufleet", "UsePAM=NO", "SlurmctldHost=head1"]
+    assert result["translated"][0]["from"] == "ControlMachine"
+    assert result["warnings"] == []
+
+
+def test_conf_check_cgroup_defaults_overlay():
+    result = slurm_conf_check({"constrainramspace": False, "ConstrainSwapSpace": True}, "cgroup.conf", "23.11.4",
+                              defaults=True)
+    assert result["lines"] == ["CgroupPlugin=autodetect", "ConstrainCores=YES", "ConstrainDevices=YES",
+                               "ConstrainRAMSpace=NO", "ConstrainSwapSpace=YES"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: slurm_conf_check({"PriorityDecayType": "x"}, "slurm.conf", "22.05.8"),
+     r"^gpufleet\.cluster\.slurm_conf_check: slurm.conf key 'PriorityDecayType' is not accepted by Slurm 22.05"),
+    (lambda: slurm_conf_check({"MaxConcurrentJobs": 1}, "slurm.conf", "23.11.4"),
+     r"^gpufleet\.cluster\.slurm_conf_check: .*'MaxConcurrentJobs' is not accepted by Slurm 23.11"),
+    (lambda: slurm_conf_check([], "slurm.conf", "22.05"), r"^gpufleet\.cluster\.slurm_conf_check: input must be a "
+                                                          r"mapping"),
+    (lambda: slurm_conf_check({}, "slurm.cfg", "22.05"), r"^gpufleet\.cluster\.slurm_conf_check: conf must be one of"),
+    (lambda: slurm_conf_check({}, "slurm.conf", 22.05), r"^gpufleet\.cluster\.slurm_conf_check: version must be a "
+                                                        r"string"),
+    (lambda: slurm_conf_check({}, "slurm.conf", "21.08"), r"^gpufleet\.cluster\.slurm_conf_check: .*known releases: "
+                                                          r"22.05, 23.11, 24.11"),
+    (lambda: slurm_conf_check({}, "slurm.conf", "22.05", defaults=True), r"defaults=true exists for cgroup.conf only"),
+    (lambda: slurm_conf_check({}, "slurm.conf", "22.05", defaults="yes"), r"defaults must be true or false"),
+])
+def test_errors_name_the_filter(call, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        call()
+
+
+# ---------------------------------------------------------------- issue 13: values a line cannot hold
+@pytest.mark.parametrize("value, shown", [("head\x00", r"'head\\x00'"), ("head\x1b[31m", r"'head\\x1b\[31m'"),
+                                          ("head\n", r"'head\\n'"), ("head\u2028", r"'head\\u2028'")])
+def test_control_characters_in_a_value(value, shown):
+    refused(r"^gpufleet\.cluster\.slurm_conf_check: slurm\.conf ClusterName=%s contains a control character"
+            % shown, {"ClusterName": value}, "slurm.conf", "22.05.8")
+
+
+@pytest.mark.parametrize("key, value, allowed", [
+    ("SlurmctldPort", -1, r"a port 1-65535, or a range LOW-HIGH of ports"),
+    ("SlurmctldPort", "-1", r"a port 1-65535, or a range LOW-HIGH of ports"),
+    ("SlurmctldPort", 0, r"a port 1-65535, or a range LOW-HIGH of ports .* \(0 is outside 1-65535\)"),
+    ("SlurmctldPort", 65536, r"a port 1-65535, .* \(65536 is outside 1-65535\)"),
+    ("SlurmctldPort", "6818-6817", r"a port 1-65535, .* \(the range 6818-6817 does not go from a lower to a higher"),
+    ("SlurmctldPort", "6817-6817", r"a port 1-65535, .* \(the range 6817-6817 does not go from a lower to a higher "
+                                   r"port"),
+    ("SlurmctldPort", "6817-", r"a port 1-65535, or a range LOW-HIGH of ports"),
+    ("SlurmdPort", 0, r"a port: a whole number 1-65535 \(0 is outside 1-65535\)"),
+    ("SlurmdPort", "6818-6819", r"a port: a whole number 1-65535"),
+    ("AccountingStoragePort", 70000, r"a port: a whole number 1-65535"),
+    ("JobCompPort", "0x1AE1", r"a port: a whole number 1-65535"),
+    ("SrunPortRange", "60001", r"a range LOW-HIGH of ports 1-65535"),
+    ("SrunPortRange", "60001-70000", r"a range LOW-HIGH of ports 1-65535, e\.g\. 60001-63000 \(60001-70000 is outside"),
+])
+def test_port_keys(key, value, allowed):
+    refused(r"^gpufleet\.cluster\.slurm_conf_check: slurm\.conf %s: %r is not allowed; expected %s"
+            % (key, value, allowed), {key: value}, "slurm.conf", "22.05.8")
+
+
+@pytest.mark.parametrize("key, value, port", [
+    ("DbdPort", 0, r"slurmdbd\.conf DbdPort: 0"), ("StoragePort", "3306\n", r"slurmdbd\.conf StoragePort: '3306\\n'")])
+def test_slurmdbd_ports(key, value, port):
+    refused(port + r" is not allowed; expected a port: a whole number 1-65535",
+            {key: value}, "slurmdbd.conf", "22.05.8")
+
+
+@pytest.mark.parametrize("settings, lines", [
+    ({"SlurmctldPort": 6817}, ["SlurmctldPort=6817"]),
+    ({"SlurmctldPort": "6817-6818"}, ["SlurmctldPort=6817-6818"]),  # Slurm takes a range (read_config.c)
+    ({"SlurmdPort": "6818", "SrunPortRange": "60001-63000"}, ["SlurmdPort=6818", "SrunPortRange=60001-63000"]),
+    ({"MaxJobCount": "0x10"}, ["MaxJobCount=0x10"]),  # strtoul(..., 0) reads hex
+])
+def test_ports_and_numbers_slurm_accepts(settings, lines):
+    assert slurm_conf_check(settings, "slurm.conf", "22.05.8")["lines"] == lines
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("MaxJobCount", "010", r"MaxJobCount='010': Slurm reads a number with a leading 0 as octal"),
+    ("MaxJobCount", "1_000", r"MaxJobCount='1_000' is not a number \(Slurm parses it as u32; decimal digits"),
+    ("MaxJobCount", "\u0661\u0662", r"MaxJobCount='\u0661\u0662' is not a number"),
+    ("MaxJobCount", -1, r"MaxJobCount=-1 is outside 0\.\.4294967295"),
+    ("TreeWidth", 2 ** 16, r"TreeWidth=65536 is outside 0\.\.65535"),
+])
+def test_numeric_keys_typed_per_catalogue(key, value, message):
+    refused(message, {key: value}, "slurm.conf", "22.05.8")
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, "nan", "1e3", "95\n"])
+def test_float_keys_are_finite_numbers(value):
+    refused(r"cgroup\.conf MaxRAMPercent", {"MaxRAMPercent": value}, "cgroup.conf", "22.05.8")
+
+
+@pytest.mark.parametrize("host", ["head1 (10.0.0.1)", "head1(10.0.0.1", "head#1", "head1(10.0.0.1)x", "(10.0.0.1)"])
+def test_slurmctld_host_form(host):
+    refused(re.escape("slurm.conf SlurmctldHost=%r: expected NAME or NAME(ADDRESS): a host name of" % host),
+            {"SlurmctldHost": host}, "slurm.conf", "22.05.8")
+
+
+def test_option_mapping_names():
+    refused(r"SchedulerParameters: option name 'bf_interval=30,x' is not allowed",
+            {"SchedulerParameters": {"bf_interval=30,x": True}}, "slurm.conf", "22.05.8")
+
+
+# ---------------------------------------------------------------- properties: refused, or written as given
+_PLAIN_VALUE = re.compile(r"[!$-~]+")  # printable ASCII without blank, '"' and '#'
+
+
+@FAST
+@given(value=st.one_of(hostile_text(0, 16), near_valid(st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True))))
+def test_string_values_are_refused_or_written_as_given(value):
+    try:
+        out = slurm_conf_check({"ClusterName": value}, "slurm.conf", "22.05.8")
+    except AnsibleFilterError as error:
+        event("refused")
+        assert str(error).startswith("gpufleet.cluster.slurm_conf_check: slurm.conf ClusterName")
+        assert (value == "" or not all(c.isprintable() and not c.isspace() for c in value) or "#" in value
+                or '"' in value)
+        return
+    assert out["lines"] == ["ClusterName=" + value]
+    assert clean(out["lines"][0]) and out["lines"][0].split("=", 1)[1] == value and " " not in value
+
+
+@FAST
+@given(value=st.one_of(hostile_numbers(), st.integers(-5, 70000).map(str),
+                       near_valid(st.sampled_from(["6817", "6817-6818"])),
+                       st.tuples(st.integers(0, 70000), st.integers(0, 70000)).map(lambda t: "%d-%d" % t)))
+def test_ports_are_refused_or_in_range(value):
+    text = str(value)
+    number = isinstance(value, (int, str)) and not isinstance(value, bool)
+    match = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", text) if number else None
+    valid = bool(match) and 1 <= int(match.group(1)) <= 65535 and (
+        match.group(2) is None or int(match.group(1)) < int(match.group(2)) <= 65535)
+    try:
+        out = slurm_conf_check({"SlurmctldPort": value}, "slurm.conf", "24.11.5")
+    except AnsibleFilterError as error:
+        event("refused")
+        assert not valid, error
+        assert "SlurmctldPort" in str(error) and "1-65535" in str(error)
+        return
+    assert valid and out["lines"] == ["SlurmctldPort=" + text]
+
+
+# ---------------------------------------------------------------- wrong types: refused by a check, nothing else
+VALID = [{"SlurmctldPort": "6817-6818", "SchedulerParameters": {"bf_interval": 30}, "ClusterName": "c",
+          "SlurmctldHost": ["h1(10.0.0.1)"]}, "slurm.conf", "22.05.8"]
+
+
+def test_valid_call_works():
+    assert slurm_conf_check(*VALID) is not None
+
+
+def test_wrong_types_and_missing_keys_are_refused():
+    assert_only_refusals("slurm_conf_check", slurm_conf_check, VALID)
