@@ -77,37 +77,30 @@ _value:
   elements: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    FilterInputError,
+    collection_filter,
+    non_empty_strings,
+    slurped_files,
+)
 
-# The input checks apt_sources already has, with this filter's name in their messages.
-from ansible_collections.gpufleet.cluster.plugins.filter.apt_sources import _files, _strings
-
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.apt_add_components"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("apt_add_components")
 def apt_add_components(files, suites, components, uris=None, exclude=None):
     """deb822 stanzas adding ``components`` to the archives serving ``suites``."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import (
-        AptSourcesError,
-        parse_files,
-        plan_components,
-    )
-    pairs = _files(files, _FQCN)
-    suite_list = _strings(suites, "suites", _FQCN)
-    component_list = _strings(components, "components", _FQCN)
-    uri_list = _strings(uris if uris is not None else [], "uris", _FQCN)
-    skip = _strings(exclude if exclude is not None else [], "exclude", _FQCN)
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import parse_files, plan_components
+    pairs = slurped_files("input", files)
+    suite_list = non_empty_strings("suites", suites)
+    component_list = non_empty_strings("components", components)
+    uri_list = non_empty_strings("uris", uris, if_none=[])
+    skip = non_empty_strings("exclude", exclude, if_none=[])
     if not suite_list or not component_list:
-        raise AnsibleFilterError("%s: suites and components must each name at least one, got %r and %r"
-                                 % (_FQCN, suites, components))
-    try:
-        entries = parse_files((path, text) for path, text in pairs if path not in skip)
-        return [s.as_dict() for s in plan_components(entries, suite_list, component_list, uri_list, skip)]
-    except AptSourcesError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+        raise FilterInputError("suites and components must each name at least one, got %r and %r"
+                               % (suites, components))
+    entries = parse_files((path, text) for path, text in pairs if path not in skip)
+    return [s.as_dict() for s in plan_components(entries, suite_list, component_list, uri_list, skip)]
 
 
 class FilterModule:

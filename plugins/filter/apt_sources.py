@@ -58,53 +58,24 @@ _value:
   elements: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    collection_filter,
+    non_empty_strings,
+    slurped_files,
+)
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.apt_sources"
-
-
-def _files(value, fqcn):
-    """The (path, text) pairs of a list of {path, content} dicts."""
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: input must be a list of {path, content} dicts, got %s %r"
-                                 % (fqcn, type(value).__name__, value))
-    pairs = []
-    for index, item in enumerate(value):
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str) \
-                or not isinstance(item.get("content"), str):
-            raise AnsibleFilterError(
-                "%s: item %d must be a dict with the string keys path and content (the file's text, "
-                "b64decode slurp's content), got %r" % (fqcn, index, item))
-        pairs.append((item["path"], item["content"]))
-    return pairs
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
-def _strings(value, name, fqcn):
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or \
-            not all(isinstance(item, str) and item for item in value):
-        raise AnsibleFilterError("%s: %s must be a list of non-empty strings, got %r" % (fqcn, name, value))
-    return list(value)
-
-
+@collection_filter("apt_sources")
 def apt_sources(files, uri=None, exclude=None):
     """Entries of the host's APT source files (optionally: those naming one URI)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import (
-        AptSourcesError,
-        check_field,
-        parse_files,
-        serving,
-    )
-    pairs = _files(files, _FQCN)
-    skip = _strings(exclude if exclude is not None else [], "exclude", _FQCN)
-    try:
-        if uri is not None:
-            check_field("uri", "uri", uri)
-        entries = [e for e in parse_files(pairs) if e.path not in skip]
-    except AptSourcesError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import check_field, parse_files, serving
+    pairs = slurped_files("input", files)
+    skip = non_empty_strings("exclude", exclude, if_none=[])
+    if uri is not None:
+        check_field("uri", "uri", uri)
+    entries = [e for e in parse_files(pairs) if e.path not in skip]
     if uri is not None:
         entries = serving(entries, uri)
     return [e.as_dict() for e in entries]

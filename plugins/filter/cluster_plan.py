@@ -78,36 +78,24 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.cluster_plan"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("cluster_plan", unreadable="the plan's inputs",
+                   hint="pass the results of cluster_plan_inputs, pdu_layout and pdu_check unchanged")
 def cluster_plan(inputs, layout, as_built=None):
     """Filter entry point: check the argument types, plan Lustre, NCCL and hostlists, render every file."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.build import build_plan
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import ClusterPlanError, plain
-    if not isinstance(inputs, Mapping) or "layout_input" not in inputs:
-        raise AnsibleFilterError("%s: input must be the result of gpufleet.cluster.cluster_plan_inputs, got %s"
-                                 % (_FQCN, type(inputs).__name__))
-    if not isinstance(layout, Mapping) or "circuits" not in layout:
-        raise AnsibleFilterError("%s: layout must be the result of gpufleet.cluster.pdu_layout, got %s" % (_FQCN, type(layout).__name__))
-    if as_built is not None and (not isinstance(as_built, Mapping) or "violations" not in as_built):
-        raise AnsibleFilterError("%s: as_built must be the result of gpufleet.cluster.pdu_check or null, got %s"
-                                 % (_FQCN, type(as_built).__name__))
-    try:
-        return build_plan(plain(inputs), plain(layout), None if as_built is None else plain(as_built))
-    except ClusterPlanError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except KeyError as exc:
-        raise AnsibleFilterError("%s: a required key is missing: %s; pass the results of cluster_plan_inputs, "
-                                 "pdu_layout and pdu_check unchanged" % (_FQCN, exc))
-    except (TypeError, AttributeError) as exc:
-        raise AnsibleFilterError("%s: a value has the wrong type (%s); pass the results of cluster_plan_inputs, "
-                                 "pdu_layout and pdu_check unchanged" % (_FQCN, exc))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plain
+    require(isinstance(inputs, Mapping) and "layout_input" in inputs, "input", inputs,
+            "the result of gpufleet.cluster.cluster_plan_inputs")
+    require(isinstance(layout, Mapping) and "circuits" in layout, "layout", layout,
+            "the result of gpufleet.cluster.pdu_layout")
+    require(as_built is None or (isinstance(as_built, Mapping) and "violations" in as_built), "as_built", as_built,
+            "the result of gpufleet.cluster.pdu_check or null")
+    return build_plan(plain(inputs), plain(layout), None if as_built is None else plain(as_built))
 
 
 class FilterModule:

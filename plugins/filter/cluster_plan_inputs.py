@@ -122,32 +122,24 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, one_of
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.cluster_plan_inputs"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("cluster_plan_inputs", unreadable="the inventory variables",
+                   hint="pass the inventory variables docs/plan.md lists unchanged")
 def cluster_plan_inputs(inventory, groups, hostvars=None, pdus="planned"):
     """Filter entry point: check the argument types, read gpufleet_hardware from hostvars, assemble the inputs."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import (
-        ClusterPlanError,
         PDU_KINDS,
         plain,
         plan_inputs,
     )
-    if not isinstance(inventory, Mapping):
-        raise AnsibleFilterError("%s: input must be a dict of the inventory's gpufleet_* variables, got %s"
-                                 % (_FQCN, type(inventory).__name__))
-    if not isinstance(groups, Mapping):
-        raise AnsibleFilterError("%s: groups must be the 'groups' magic variable (a dict), got %s" % (_FQCN, type(groups).__name__))
-    if hostvars is not None and not isinstance(hostvars, Mapping):
-        raise AnsibleFilterError("%s: hostvars must be the 'hostvars' magic variable (a dict), got %s"
-                                 % (_FQCN, type(hostvars).__name__))
-    if pdus not in PDU_KINDS:
-        raise AnsibleFilterError("%s: pdus must be one of %s, got %r" % (_FQCN, ", ".join(PDU_KINDS), pdus))
+    of_type("input", inventory, Mapping, "a dict of the inventory's gpufleet_* variables")
+    of_type("groups", groups, Mapping, "the 'groups' magic variable (a dict)")
+    of_type("hostvars", hostvars, Mapping, "the 'hostvars' magic variable (a dict)", optional=True)
+    one_of("pdus", pdus, PDU_KINDS)
     data = plain(inventory)
     groups = {str(name): [str(h) for h in hosts] for name, hosts in groups.items()}
     hardware = {}
@@ -155,14 +147,7 @@ def cluster_plan_inputs(inventory, groups, hostvars=None, pdus="planned"):
         hosts = groups.get(node_type.get("group")) if isinstance(node_type, dict) else None
         if hostvars is not None and hosts and hosts[0] in hostvars:
             hardware[node_type["group"]] = plain(hostvars[hosts[0]].get("gpufleet_hardware") or {})
-    try:
-        return plan_inputs(data, groups, hardware, pdus)
-    except ClusterPlanError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except KeyError as exc:
-        raise AnsibleFilterError("%s: a required key is missing: %s; pass the inventory variables docs/plan.md lists unchanged" % (_FQCN, exc))
-    except (TypeError, AttributeError) as exc:
-        raise AnsibleFilterError("%s: a value has the wrong type (%s); pass the inventory variables docs/plan.md lists unchanged" % (_FQCN, exc))
+    return plan_inputs(data, groups, hardware, pdus)
 
 
 class FilterModule:

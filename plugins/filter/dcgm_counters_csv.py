@@ -83,32 +83,22 @@ _value:
       elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.dcgm_counters_csv"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("dcgm_counters_csv", unreadable="the metric entries",
+                   hint="each is {name: DCGM_FI_..., type: gauge|counter|label, help: text}")
 def dcgm_counters_csv(metrics, extra=None, metrics_name="metrics", extra_name="extra"):
     """The counters CSV of `metrics` + `extra`, every entry checked."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.dcgm_counters import DcgmCountersError, counters_csv
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.dcgm_counters import counters_csv
     extra = [] if extra is None else extra
     for what, value in (("input", metrics), ("extra", extra)):
-        if not isinstance(value, list):
-            raise AnsibleFilterError("%s: %s must be a list of {name, type, help} entries, got %s"
-                                     % (_FQCN, what, type(value).__name__))
+        of_type(what, value, list, "a list of {name, type, help} entries")
     for what, value in (("metrics_name", metrics_name), ("extra_name", extra_name)):
-        if not isinstance(value, str) or not value:
-            raise AnsibleFilterError("%s: %s must be a non-empty string, got %r" % (_FQCN, what, value))
-    try:
-        return counters_csv(metrics, extra, metrics_name, extra_name)
-    except DcgmCountersError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise AnsibleFilterError("%s: the metric entries could not be read (%s: %s); each is {name: DCGM_FI_..., "
-                                 "type: gauge|counter|label, help: text}" % (_FQCN, type(exc).__name__, exc))
+        require(isinstance(value, str) and value, what, value, "a non-empty string")
+    return counters_csv(metrics, extra, metrics_name, extra_name)
 
 
 class FilterModule:

@@ -39,29 +39,18 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.dcgm_diag_parse"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("dcgm_diag_parse", unreadable="the output")
 def dcgm_diag_parse(text, node=None):
     """Parsed and judged dcgmi diag output."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.dcgm import dcgm_verdict
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
-    if not isinstance(text, str):
-        raise AnsibleFilterError("%s: input must be the dcgmi diag output text, got %s" % (_FQCN, type(text).__name__))
-    if node is not None and not isinstance(node, str):
-        raise AnsibleFilterError("%s: node must be a node name, got %r" % (_FQCN, node))
-    try:
-        return dcgm_verdict(text, node)
-    except ValidateParseError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the output could not be read (%s: %s); see the filter's documentation for what it takes"
-                                 % (_FQCN, type(exc).__name__, exc))
+    of_type("input", text, str, "the dcgmi diag output text")
+    of_type("node", node, str, "a node name", optional=True)
+    return dcgm_verdict(text, node)
 
 
 class FilterModule:

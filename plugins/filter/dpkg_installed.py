@@ -45,29 +45,22 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.dpkg_installed"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("dpkg_installed")
 def dpkg_installed(output):
     """Package -> version for the packages dpkg-query reports as installed."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import (
-        DpkgStatusError,
         installed_versions,
     )
     if isinstance(output, str):
         output = output.splitlines()
-    if not isinstance(output, (list, tuple)) or not all(isinstance(line, str) for line in output):
-        raise AnsibleFilterError("%s: input must be dpkg-query's stdout_lines (a list of strings) or stdout, got %s"
-                                 % (_FQCN, type(output).__name__))
-    try:
-        return installed_versions(output)
-    except DpkgStatusError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    require(isinstance(output, (list, tuple)) and all(isinstance(line, str) for line in output), "input", output,
+            "dpkg-query's stdout_lines (a list of strings) or stdout")
+    return installed_versions(output)
 
 
 class FilterModule:

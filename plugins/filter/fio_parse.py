@@ -53,35 +53,27 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    collection_filter,
+    of_type,
+    one_of,
+    string_list,
+)
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.fio_parse"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("fio_parse", unreadable="the output or expect")
 def fio_parse(data, expect=None, nodes=None, direction="read", check=None):
     """Parsed fio JSON (+ check with expect)."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.checks import fio_check
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.fio import DIRECTIONS, parse_fio
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
-    if not isinstance(data, (str, dict)):
-        raise AnsibleFilterError("%s: input must be fio's JSON output (text or dict), got %s" % (_FQCN, type(data).__name__))
-    if direction not in DIRECTIONS:
-        raise AnsibleFilterError("%s: direction must be one of %s, got %r" % (_FQCN, ", ".join(DIRECTIONS), direction))
-    if nodes is not None and (not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes)):
-        raise AnsibleFilterError("%s: nodes must be a list of node names, got %r" % (_FQCN, nodes))
-    try:
-        parsed = parse_fio(data)
-        if expect is not None:
-            parsed["check"] = fio_check(parsed, expect, list(nodes or []), direction, check)
-    except (ValidateParseError, ExpectationError) as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
-                                 % (_FQCN, type(exc).__name__, exc))
+    of_type("input", data, (str, dict), "fio's JSON output (text or dict)")
+    one_of("direction", direction, DIRECTIONS)
+    string_list("nodes", nodes, "a list of node names", if_none=None)
+    parsed = parse_fio(data)
+    if expect is not None:
+        parsed["check"] = fio_check(parsed, expect, list(nodes or []), direction, check)
     return parsed
 
 

@@ -46,25 +46,17 @@ _value:
   type: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.hostlist_compress"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("hostlist_compress")
 def hostlist_compress(names):
     """Compress host names into a sorted, deduplicated Slurm hostlist expression."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import HostlistError, compress_hostlist
-    if not isinstance(names, (str, list, tuple)):
-        raise AnsibleFilterError(
-            "%s: input must be a list of host names, got %s %r" % (_FQCN, type(names).__name__, names)
-        )
-    try:
-        return compress_hostlist(names if isinstance(names, str) else list(names))
-    except HostlistError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import compress_hostlist
+    of_type("input", names, (str, list, tuple), "a list of host names")
+    return compress_hostlist(names if isinstance(names, str) else list(names))
 
 
 class FilterModule:

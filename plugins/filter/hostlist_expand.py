@@ -59,14 +59,12 @@ _value:
   elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, flag, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.hostlist_expand"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("hostlist_expand")
 def hostlist_expand(hostlist, sort=False):
     """Expand a Slurm hostlist expression (or a list of them) into host names."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import (
@@ -74,27 +72,17 @@ def hostlist_expand(hostlist, sort=False):
         expand_hostlist,
         sort_hosts,
     )
-    if not isinstance(sort, bool):
-        raise AnsibleFilterError("%s: sort must be true or false, got %r" % (_FQCN, sort))
-    if not isinstance(hostlist, (str, list, tuple)):
-        raise AnsibleFilterError(
-            "%s: input must be a hostlist string or a list of them, got %s %r"
-            % (_FQCN, type(hostlist).__name__, hostlist)
-        )
-    try:
-        if sort:
-            return sort_hosts(hostlist if isinstance(hostlist, str) else list(hostlist))
-        items = [hostlist] if isinstance(hostlist, str) else list(hostlist)
-        if not items:
-            raise HostlistError("the list of hostlists is empty; give at least one expression")
-        names = []
-        for index, item in enumerate(items):
-            if not isinstance(item, str):
-                raise HostlistError("item %d is %s %r, not a hostlist string" % (index, type(item).__name__, item))
-            names.extend(expand_hostlist(item))
-        return names
-    except HostlistError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    flag("sort", sort)
+    of_type("input", hostlist, (str, list, tuple), "a hostlist string or a list of them")
+    if sort:
+        return sort_hosts(hostlist if isinstance(hostlist, str) else list(hostlist))
+    items = [hostlist] if isinstance(hostlist, str) else list(hostlist)
+    if not items:
+        raise HostlistError("the list of hostlists is empty; give at least one expression")
+    names = []
+    for index, item in enumerate(items):
+        names.extend(expand_hostlist(of_type("input[%d]" % index, item, str, "a hostlist string")))
+    return names
 
 
 class FilterModule:

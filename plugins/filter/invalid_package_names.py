@@ -51,21 +51,16 @@ _value:
   elements: raw
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.invalid_package_names"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("invalid_package_names")
 def invalid_package_names(names):
     """The entries of ``names`` that are not Debian package names (input_rules' ``package`` kind)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import InputRuleError, invalid_entries
-    try:
-        return invalid_entries("package", names, what="package names")
-    except InputRuleError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import invalid_entries
+    return invalid_entries("package", names, what="package names")
 
 
 class FilterModule:

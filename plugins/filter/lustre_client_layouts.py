@@ -89,31 +89,27 @@ _value:
       type: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    FilterInputError,
+    collection_filter,
+    of_type,
+    require,
+)
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.lustre_client_layouts"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("lustre_client_layouts")
 def lustre_client_layouts(directories, mountpoint=None, ost_count=None, ost_bw_gbs=None, mount_paths=None):
     """Layouts of the listed directories as lfs_stripe arguments."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.layouts import directory_layouts
-    if not isinstance(directories, (list, tuple)):
-        raise AnsibleFilterError("%s: the input must be a list of directories, got %s" % (_FQCN, type(directories).__name__))
-    if not isinstance(mountpoint, str) or not mountpoint.startswith("/"):
-        raise AnsibleFilterError("%s: mountpoint must be an absolute path, got %r" % (_FQCN, mountpoint))
+    of_type("input", directories, (list, tuple), "a list of directories")
+    require(isinstance(mountpoint, str) and mountpoint.startswith("/"), "mountpoint", mountpoint, "an absolute path")
     if ost_count is None:
-        raise AnsibleFilterError("%s: ost_count is required (number of OSTs)" % _FQCN)
-    if mount_paths is not None and not isinstance(mount_paths, (list, tuple)):
-        raise AnsibleFilterError("%s: mount_paths must be a list of paths" % _FQCN)
-    try:
-        return directory_layouts(list(directories), mountpoint, ost_count, ost_bw_gbs,
-                                 list(mount_paths) if mount_paths is not None else None)
-    except LustreClientError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+        raise FilterInputError("ost_count is required (number of OSTs)")
+    of_type("mount_paths", mount_paths, (list, tuple), "a list of paths", optional=True)
+    return directory_layouts(list(directories), mountpoint, ost_count, ost_bw_gbs,
+                             list(mount_paths) if mount_paths is not None else None)
 
 
 class FilterModule:

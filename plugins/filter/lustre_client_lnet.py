@@ -84,26 +84,18 @@ _value:
       elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.lustre_client_lnet"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("lustre_client_lnet")
 def lustre_client_lnet(networks, o2ib_tunables=None, lnet_options=None, observed=None):
     """Checked LNet networks, lnet.conf data and modprobe lines."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.lnet import lnet_plan
-    if not isinstance(networks, (list, tuple)):
-        raise AnsibleFilterError("%s: the input must be a list of {net, interfaces}, got %s" % (_FQCN, type(networks).__name__))
-    if observed is not None and not isinstance(observed, dict):
-        raise AnsibleFilterError("%s: observed must be a dict of interface -> {exists, type, rdma}" % _FQCN)
-    try:
-        return lnet_plan(list(networks), o2ib_tunables, lnet_options, observed)
-    except LustreClientError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", networks, (list, tuple), "a list of {net, interfaces}")
+    of_type("observed", observed, dict, "a dict of interface -> {exists, type, rdma}", optional=True)
+    return lnet_plan(list(networks), o2ib_tunables, lnet_options, observed)
 
 
 class FilterModule:

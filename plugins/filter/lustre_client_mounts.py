@@ -78,26 +78,18 @@ _value:
       type: int
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.lustre_client_mounts"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("lustre_client_mounts")
 def lustre_client_mounts(mounts, nets=None, flock="flock"):
     """Checked mounts with their systemd unit names, sources and options."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.mounts import mount_plan
-    if not isinstance(mounts, (list, tuple)):
-        raise AnsibleFilterError("%s: the input must be a list of mounts, got %s" % (_FQCN, type(mounts).__name__))
-    if nets is not None and not isinstance(nets, (list, tuple)):
-        raise AnsibleFilterError("%s: nets must be a list of LNet network names, got %s" % (_FQCN, type(nets).__name__))
-    try:
-        return mount_plan(list(mounts), list(nets) if nets is not None else None, flock=flock)
-    except LustreClientError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", mounts, (list, tuple), "a list of mounts")
+    of_type("nets", nets, (list, tuple), "a list of LNet network names", optional=True)
+    return mount_plan(list(mounts), list(nets) if nets is not None else None, flock=flock)
 
 
 class FilterModule:

@@ -63,24 +63,17 @@ _value:
       type: int
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.lustre_client_tuning"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("lustre_client_tuning")
 def lustre_client_tuning(settings, page_size=4096, memtotal_mb=None, extra=None):
     """Checked lctl set_param arguments for the client settings."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.checks import LustreClientError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.tuning import tuning_plan
-    if not isinstance(settings, dict):
-        raise AnsibleFilterError("%s: the input must be a dict of the four settings, got %s" % (_FQCN, type(settings).__name__))
-    try:
-        return tuning_plan(dict(settings), page_size=page_size, memtotal_mb=memtotal_mb, extra=extra)
-    except LustreClientError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", settings, dict, "a dict of the four settings")
+    return tuning_plan(dict(settings), page_size=page_size, memtotal_mb=memtotal_mb, extra=extra)
 
 
 class FilterModule:

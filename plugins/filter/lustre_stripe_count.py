@@ -74,14 +74,18 @@ _value:
   type: int
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    FilterInputError,
+    collection_filter,
+    flag,
+    of_type,
+    require,
+)
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.lustre_stripe_count"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("lustre_stripe_count")
 def lustre_stripe_count(size_bytes, ost_avail_kib=None, lfs_df=None, mount=None, cap=100,
                         min_free_kib=262144, max_free_kib=None, round_up=False):
     """Stripe count of lfs_migrate --auto-stripe for a file of size_bytes."""
@@ -91,27 +95,20 @@ def lustre_stripe_count(size_bytes, ost_avail_kib=None, lfs_df=None, mount=None,
         parse_lfs_df,
         stripe_count_auto,
     )
-    if isinstance(size_bytes, bool) or not isinstance(size_bytes, int) or size_bytes < 0:
-        raise AnsibleFilterError("%s: input must be a file size in bytes (an integer >= 0), got %s %r"
-                                 % (_FQCN, type(size_bytes).__name__, size_bytes))
-    if not isinstance(round_up, bool):
-        raise AnsibleFilterError("%s: round_up must be true or false, got %r" % (_FQCN, round_up))
+    require(not isinstance(size_bytes, bool) and isinstance(size_bytes, int) and size_bytes >= 0, "input", size_bytes,
+            "a file size in bytes (an integer >= 0)")
+    flag("round_up", round_up)
     if (ost_avail_kib is None) == (lfs_df is None):
-        raise AnsibleFilterError("%s: give exactly one of ost_avail_kib (list of KiB) or lfs_df (lfs df output)"
-                                 % _FQCN)
-    try:
-        if lfs_df is not None:
-            if not isinstance(lfs_df, str):
-                raise StripingError("lfs_df must be the text output of 'lfs df', got %s" % type(lfs_df).__name__)
-            avail = _ost_avail_from_entries(parse_lfs_df(lfs_df), mount)
-        else:
-            if mount is not None:
-                raise StripingError("mount only applies together with lfs_df; drop it")
-            avail = list(ost_avail_kib) if isinstance(ost_avail_kib, (list, tuple)) else ost_avail_kib
-        size_kib = -(-size_bytes // 1024) if round_up else size_bytes // 1024
-        return stripe_count_auto(size_kib, avail, cap=cap, min_free_kib=min_free_kib, max_free_kib=max_free_kib)
-    except StripingError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+        raise FilterInputError("give exactly one of ost_avail_kib (list of KiB) or lfs_df (lfs df output)")
+    if lfs_df is not None:
+        of_type("lfs_df", lfs_df, str, "the text output of 'lfs df'")
+        avail = _ost_avail_from_entries(parse_lfs_df(lfs_df), mount)
+    else:
+        if mount is not None:
+            raise StripingError("mount only applies together with lfs_df; drop it")
+        avail = list(ost_avail_kib) if isinstance(ost_avail_kib, (list, tuple)) else ost_avail_kib
+    size_kib = -(-size_bytes // 1024) if round_up else size_bytes // 1024
+    return stripe_count_auto(size_kib, avail, cap=cap, min_free_kib=min_free_kib, max_free_kib=max_free_kib)
 
 
 class FilterModule:

@@ -102,31 +102,28 @@ _value:
       elements: str
 """
 
-from ansible.errors import AnsibleFilterError
-
-from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import (
-    StripingError,
-    stripe_plan,
-    DEFAULT_STRIPE_SIZE,
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    FilterInputError,
+    collection_filter,
+    of_type,
 )
 
-_FQCN = "gpufleet.cluster.lustre_stripe_plan"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
+# So the default stripe_size is written out: striping's DEFAULT_STRIPE_SIZE, 1 MiB (a unit test holds them equal).
 
 
+@collection_filter("lustre_stripe_plan")
 def lustre_stripe_plan(ost_count, ost_bw_gbs=None, clients=None, client_bw_gbs=None, pattern="shared_file",
-                       files=None, stripe_size=DEFAULT_STRIPE_SIZE, stripe_count=None):
+                       files=None, stripe_size=1048576, stripe_count=None):
     """Plan stripe count and size for a shared file or file-per-process pattern."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.striping import stripe_plan
     missing = [n for n, v in (("ost_bw_gbs", ost_bw_gbs), ("clients", clients), ("client_bw_gbs", client_bw_gbs))
                if v is None]
     if missing:
-        raise AnsibleFilterError("%s: missing required option(s) %s" % (_FQCN, ", ".join(missing)))
-    if not isinstance(pattern, str):
-        raise AnsibleFilterError("%s: pattern must be a string, got %r" % (_FQCN, pattern))
-    try:
-        return stripe_plan(ost_count, ost_bw_gbs, clients, client_bw_gbs, pattern=pattern,
-                           stripe_size=stripe_size, stripe_count=stripe_count, files=files)
-    except StripingError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+        raise FilterInputError("missing required option(s) %s" % ", ".join(missing))
+    of_type("pattern", pattern, str, "a string")
+    return stripe_plan(ost_count, ost_bw_gbs, clients, client_bw_gbs, pattern=pattern,
+                       stripe_size=stripe_size, stripe_count=stripe_count, files=files)
 
 
 class FilterModule:

@@ -77,30 +77,21 @@ _value:
   elements: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.nccl_conf_merge"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("nccl_conf_merge")
 def nccl_conf_merge(own, roce_text=None, roce_source="/etc/gpufleet/nccl-roce.conf", nccl_version=None, fabric=None):
     """The merged /etc/nccl.conf settings; refuses bad keys, bad values and conflicts."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.conf import NcclConfError, merge_settings
-    if not isinstance(own, (list, tuple)):
-        raise AnsibleFilterError("%s: input must be a list of {key, value, source}, got %s %r"
-                                 % (_FQCN, type(own).__name__, own))
-    if roce_text is not None and not isinstance(roce_text, str):
-        raise AnsibleFilterError("%s: roce_text must be the file's text or null, got %s"
-                                 % (_FQCN, type(roce_text).__name__))
-    if not isinstance(roce_source, str) or not roce_source:
-        raise AnsibleFilterError("%s: roce_source must name the RoCE settings file, got %r" % (_FQCN, roce_source))
-    try:
-        return [setting.as_dict() for setting in merge_settings(list(own), roce_text, roce_source,
-                                                                nccl_version=nccl_version, fabric=fabric)]
-    except NcclConfError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.conf import merge_settings
+    of_type("input", own, (list, tuple), "a list of {key, value, source}")
+    of_type("roce_text", roce_text, str, "the file's text or null", optional=True)
+    require(isinstance(roce_source, str) and roce_source, "roce_source", roce_source,
+            "the path of the RoCE settings file")
+    return [setting.as_dict() for setting in merge_settings(list(own), roce_text, roce_source,
+                                                            nccl_version=nccl_version, fabric=fabric)]
 
 
 class FilterModule:

@@ -53,33 +53,21 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, string_list
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.nccl_tests_parse"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("nccl_tests_parse", unreadable="the output or expect")
 def nccl_tests_parse(text, expect=None, nodes=None, check="nccl_all_reduce"):
     """Parsed nccl-tests output (+ check with expect)."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.checks import nccl_check
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.nccl import parse_nccl_tests
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
-    if not isinstance(text, str):
-        raise AnsibleFilterError("%s: input must be the nccl-tests output text, got %s" % (_FQCN, type(text).__name__))
-    if nodes is not None and (not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes)):
-        raise AnsibleFilterError("%s: nodes must be a list of node names, got %r" % (_FQCN, nodes))
-    try:
-        parsed = parse_nccl_tests(text)
-        if expect is not None:
-            parsed["check"] = nccl_check(parsed, expect, sorted(nodes or parsed["hosts"]), check)
-    except (ValidateParseError, ExpectationError) as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
-                                 % (_FQCN, type(exc).__name__, exc))
+    of_type("input", text, str, "the nccl-tests output text")
+    string_list("nodes", nodes, "a list of node names", if_none=None)
+    parsed = parse_nccl_tests(text)
+    if expect is not None:
+        parsed["check"] = nccl_check(parsed, expect, sorted(nodes or parsed["hosts"]), check)
     return parsed
 
 

@@ -77,29 +77,18 @@ _value:
   type: string
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.nccl_topology_xml"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("nccl_topology_xml", unreadable="the layout",
+                   hint="expected {cpus: [{numaid, affinity, pci: [...]}]} as documented")
 def nccl_topology_xml(layout):
     """Render a node layout as NCCL topology XML."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology import render_xml
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values import NcclTopologyError
-    if not isinstance(layout, dict):
-        raise AnsibleFilterError(
-            "%s: input must be a layout mapping {cpus: [...]}, got %s %r" % (_FQCN, type(layout).__name__, layout)
-        )
-    try:
-        return str(render_xml(layout))
-    except NcclTopologyError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the layout could not be read (%s: %s); expected {cpus: [{numaid, affinity, "
-                                 "pci: [...]}]} as documented" % (_FQCN, type(exc).__name__, exc))
+    of_type("input", layout, dict, "a layout mapping {cpus: [...]}")
+    return str(render_xml(layout))
 
 
 class FilterModule:

@@ -49,32 +49,24 @@ _value:
   elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, flag, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.nvidia_driver_reboot_reasons"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("nvidia_driver_reboot_reasons")
 def nvidia_driver_reboot_reasons(running, installed, nouveau_loaded=False,
                                  blacklist_path="/etc/modprobe.d/gpufleet-blacklist-nouveau.conf"):
     """Reasons to reboot, from the running module and the installed libraries."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.driver_state import (
-        DriverStateError,
         reboot_reasons,
         upstream_version,
     )
-    for name, value in (("running", running), ("installed", installed), ("blacklist_path", blacklist_path)):
-        if not isinstance(value, str):
-            raise AnsibleFilterError("%s: %s must be a version string (or ''), got %s %r"
-                                     % (_FQCN, name, type(value).__name__, value))
-    if not isinstance(nouveau_loaded, bool):
-        raise AnsibleFilterError("%s: nouveau_loaded must be true or false, got %r" % (_FQCN, nouveau_loaded))
-    try:
-        return reboot_reasons(running, upstream_version(installed.strip()), nouveau_loaded, blacklist_path)
-    except DriverStateError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    for name, value in (("running", running), ("installed", installed)):
+        of_type(name, value, str, "a version string (or '')")
+    of_type("blacklist_path", blacklist_path, str, "a path")
+    flag("nouveau_loaded", nouveau_loaded)
+    return reboot_reasons(running, upstream_version(installed.strip()), nouveau_loaded, blacklist_path)
 
 
 class FilterModule:

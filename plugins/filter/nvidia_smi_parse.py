@@ -59,41 +59,33 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    collection_filter,
+    of_type,
+    one_of,
+    require,
+)
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.nvidia_smi_parse"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("nvidia_smi_parse", unreadable="the output or expect")
 def nvidia_smi_parse(text, format="q", node=None, expect=None, expected_count=None):
     """Parsed nvidia-smi output (+ GPU checks for -q)."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.gpu import gpu_checks
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.smi import (
         parse_nvidia_smi_q,
         parse_query_gpu_csv,
     )
-    if not isinstance(text, str):
-        raise AnsibleFilterError("%s: input must be nvidia-smi's output text, got %s" % (_FQCN, type(text).__name__))
-    if format not in ("q", "csv"):
-        raise AnsibleFilterError("%s: format must be q or csv, got %r" % (_FQCN, format))
-    if expected_count is not None and (isinstance(expected_count, bool) or not isinstance(expected_count, int)):
-        raise AnsibleFilterError("%s: expected_count must be an integer, got %r" % (_FQCN, expected_count))
-    if expect is not None and not isinstance(expect, dict):
-        raise AnsibleFilterError("%s: expect must be a validate_expect result, got %r" % (_FQCN, expect))
-    try:
-        if format == "csv":
-            return {"gpus": parse_query_gpu_csv(text)}
-        gpus = parse_nvidia_smi_q(text)
-        return {"gpus": gpus, "checks": gpu_checks(gpus, expect, node, expected_count)}
-    except (ValidateParseError, ExpectationError) as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
-                                 % (_FQCN, type(exc).__name__, exc))
+    of_type("input", text, str, "nvidia-smi's output text")
+    one_of("format", format, ("q", "csv"))
+    require(expected_count is None or (not isinstance(expected_count, bool) and isinstance(expected_count, int)),
+            "expected_count", expected_count, "an integer")
+    of_type("expect", expect, dict, "a validate_expect result", optional=True)
+    if format == "csv":
+        return {"gpus": parse_query_gpu_csv(text)}
+    gpus = parse_nvidia_smi_q(text)
+    return {"gpus": gpus, "checks": gpu_checks(gpus, expect, node, expected_count)}
 
 
 class FilterModule:

@@ -86,26 +86,18 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.pdu_check"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("pdu_check")
 def pdu_check(data, assignment=None):
-    """Filter entry point: validate the input types and turn input errors into AnsibleFilterError."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import PowerLayoutError, check_assignment
-    if not isinstance(data, Mapping):
-        raise AnsibleFilterError("%s: input must be a dict with 'nodes' and 'pdus', got %s" % (_FQCN, type(data).__name__))
-    if assignment is not None and not isinstance(assignment, (list, Mapping)):
-        raise AnsibleFilterError("%s: assignment must be a list of {node, psu, pdu, circuit} dicts, got %s"
-                                 % (_FQCN, type(assignment).__name__))
-    try:
-        return check_assignment(data, assignment)
-    except PowerLayoutError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    """Filter entry point: check the input types; the checks of the core refuse the rest."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios import check_assignment
+    of_type("input", data, Mapping, "a dict with 'nodes' and 'pdus'")
+    of_type("assignment", assignment, (list, Mapping), "a list of {node, psu, pdu, circuit} dicts", optional=True)
+    return check_assignment(data, assignment)
 
 
 class FilterModule:

@@ -114,23 +114,17 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.pdu_layout"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("pdu_layout")
 def pdu_layout(data):
-    """Filter entry point: validate the input type and turn layout errors into AnsibleFilterError."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import PowerLayoutError, plan_layout
-    if not isinstance(data, Mapping):
-        raise AnsibleFilterError("%s: input must be a dict with 'nodes' and 'pdus', got %s" % (_FQCN, type(data).__name__))
-    try:
-        return plan_layout(data)
-    except PowerLayoutError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    """Filter entry point: check the input type; the layout's own checks refuse the rest."""
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
+    of_type("input", data, Mapping, "a dict with 'nodes' and 'pdus'")
+    return plan_layout(data)
 
 
 class FilterModule:

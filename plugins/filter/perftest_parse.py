@@ -49,33 +49,21 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, string_list
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.perftest_parse"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("perftest_parse", unreadable="the output or expect")
 def perftest_parse(text, expect=None, nodes=None, check=None):
     """Parsed perftest output (+ check with expect)."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.checks import perftest_check
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.perftest import parse_perftest
-    if not isinstance(text, str):
-        raise AnsibleFilterError("%s: input must be the perftest output text, got %s" % (_FQCN, type(text).__name__))
-    if nodes is not None and (not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes)):
-        raise AnsibleFilterError("%s: nodes must be a list of node names, got %r" % (_FQCN, nodes))
-    try:
-        parsed = parse_perftest(text)
-        if expect is not None:
-            parsed["check"] = perftest_check(parsed, expect, list(nodes or []), check)
-    except (ValidateParseError, ExpectationError) as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the output or expect could not be read (%s: %s); see the filter's documentation for what it takes"
-                                 % (_FQCN, type(exc).__name__, exc))
+    of_type("input", text, str, "the perftest output text")
+    string_list("nodes", nodes, "a list of node names", if_none=None)
+    parsed = parse_perftest(text)
+    if expect is not None:
+        parsed["check"] = perftest_check(parsed, expect, list(nodes or []), check)
     return parsed
 
 

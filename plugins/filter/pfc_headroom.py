@@ -121,32 +121,26 @@ _value:
       elements: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.pfc_headroom"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("pfc_headroom")
 def pfc_headroom(ports, cell_bytes=None, mtu=None, lossless_mtu=None, ns_per_m=None, phy_delay_ns=None,
                  peer_response_bits=None, wire_overhead_bytes=None, small_packet_percent=None, xon_bytes=None):
     """Per-port PFC headroom; a dict for a dict input, a list for a list input."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.pfc_headroom import HeadroomError, port_headroom
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.pfc_headroom import port_headroom
     single = isinstance(ports, dict)
-    if not single and (isinstance(ports, (str, bytes)) or not isinstance(ports, (list, tuple))):
-        raise AnsibleFilterError("%s: input must be a port dict or a list of port dicts, got %s"
-                                 % (_FQCN, type(ports).__name__))
+    require(single or (not isinstance(ports, (str, bytes)) and isinstance(ports, (list, tuple))), "input", ports,
+            "a port dict or a list of port dicts")
     switch = {"cell_bytes": cell_bytes, "mtu": mtu, "lossless_mtu": lossless_mtu, "ns_per_m": ns_per_m,
               "phy_delay_ns": phy_delay_ns, "peer_response_bits": peer_response_bits,
               "wire_overhead_bytes": wire_overhead_bytes, "small_packet_percent": small_packet_percent,
               "xon_bytes": xon_bytes}
-    try:
-        if single:
-            return port_headroom(ports, switch).to_dict()
-        return [port_headroom(port, switch, "ports[%d]" % index).to_dict() for index, port in enumerate(ports)]
-    except HeadroomError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    if single:
+        return port_headroom(ports, switch).to_dict()
+    return [port_headroom(port, switch, "ports[%d]" % index).to_dict() for index, port in enumerate(ports)]
 
 
 class FilterModule:

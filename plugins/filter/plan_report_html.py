@@ -56,30 +56,22 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.plan_report_html"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("plan_report_html")
 def plan_report_html(plan, name="cluster", topology=None):
     """Filter entry point: check the argument types, then draw the plan."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.inputs import plain
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.page import PlanReportError, report_from_plan
-    if not isinstance(plan, Mapping) or not isinstance(plan.get("files"), Mapping):
-        raise AnsibleFilterError("%s: input must be the result of gpufleet.cluster.cluster_plan (a dict with files), got %s"
-                                 % (_FQCN, type(plan).__name__))
-    if not isinstance(name, str) or not name:
-        raise AnsibleFilterError("%s: name must be a non-empty string (the cluster name), got %r" % (_FQCN, name))
-    if topology is not None and not isinstance(topology, Mapping):
-        raise AnsibleFilterError("%s: topology must be gpufleet_fabric.topology (a dict with kind tree or block) or null, got %s"
-                                 % (_FQCN, type(topology).__name__))
-    try:
-        return report_from_plan(plain(plan), str(name), None if topology is None else plain(topology))
-    except PlanReportError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.plan.report.page import report_from_plan
+    require(isinstance(plan, Mapping) and isinstance(plan.get("files"), Mapping), "input", plan,
+            "the result of gpufleet.cluster.cluster_plan (a dict with files)")
+    require(isinstance(name, str) and name, "name", name, "a non-empty string (the cluster name)")
+    of_type("topology", topology, Mapping, "gpufleet_fabric.topology (a dict with kind tree or block) or null",
+            optional=True)
+    return report_from_plan(plain(plan), str(name), None if topology is None else plain(topology))
 
 
 class FilterModule:

@@ -61,23 +61,18 @@ _value:
       type: int
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.rack_power_fit"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("rack_power_fit")
 def rack_power_fit(data):
+    """Per rack: whether its worst-case power fits its budget, how many nodes do, and the GPU cap that would."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.power.fit import (
-        PowerFitError,
         rack_power_fit as _fit,
     )
-    try:
-        return _fit(data)
-    except PowerFitError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    return _fit(data)
 
 
 class FilterModule:

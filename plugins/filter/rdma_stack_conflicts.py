@@ -47,25 +47,19 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.rdma_stack_conflicts"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("rdma_stack_conflicts")
 def rdma_stack_conflicts(installed, stack):
     """Installed stacks other than the wanted one."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, stack_conflicts
-    if not isinstance(installed, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
-                                                     for k, v in installed.items()):
-        raise AnsibleFilterError("%s: input must be a dict of package name to version (dpkg_installed's result), "
-                                 "got %r" % (_FQCN, installed))
-    try:
-        return stack_conflicts(stack, dict(installed))
-    except RdmaStackError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import stack_conflicts
+    require(isinstance(installed, Mapping) and all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in installed.items()),
+            "input", installed, "a dict of package name to version (dpkg_installed's result)")
+    return stack_conflicts(stack, dict(installed))
 
 
 class FilterModule:

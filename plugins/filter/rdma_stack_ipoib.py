@@ -44,25 +44,19 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.rdma_stack_ipoib"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("rdma_stack_ipoib")
 def rdma_stack_ipoib(interfaces, prefix="60-gpufleet-rdma"):
     """IPoIB interfaces checked and rendered as networkd files."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import plain_name
     from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, ipoib_plan
-    if not isinstance(interfaces, (list, tuple)):
-        raise AnsibleFilterError("%s: input must be a list of interfaces, got %s" % (_FQCN, type(interfaces).__name__))
-    try:
-        plain_name("prefix", prefix, RdmaStackError)
-        return ipoib_plan(list(interfaces), prefix)
-    except RdmaStackError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    of_type("input", interfaces, (list, tuple), "a list of interfaces")
+    plain_name("prefix", prefix, RdmaStackError)
+    return ipoib_plan(list(interfaces), prefix)
 
 
 class FilterModule:

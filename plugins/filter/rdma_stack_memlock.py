@@ -52,29 +52,22 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.rdma_stack_memlock"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("rdma_stack_memlock")
 def rdma_stack_memlock(files, systemd, minimum):
     """Effective memlock limits against a minimum."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, memlock_check
-    if not isinstance(files, (list, tuple)) or not all(
-            isinstance(f, Mapping) and isinstance(f.get("path"), str) and isinstance(f.get("content", ""), str)
-            for f in files):
-        raise AnsibleFilterError("%s: input must be a list of {path, content} dicts, got %r" % (_FQCN, files))
-    if not isinstance(systemd, Mapping):
-        raise AnsibleFilterError("%s: systemd must be a dict of systemctl show properties, got %r" % (_FQCN, systemd))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import memlock_check
+    require(isinstance(files, (list, tuple)) and all(
+        isinstance(f, Mapping) and isinstance(f.get("path"), str) and isinstance(f.get("content", ""), str)
+        for f in files), "input", files, "a list of {path, content} dicts")
+    of_type("systemd", systemd, Mapping, "a dict of systemctl show properties")
     if isinstance(minimum, str) and minimum.isdigit():
         minimum = int(minimum)
-    try:
-        return memlock_check([dict(f) for f in files], dict(systemd), minimum)
-    except RdmaStackError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    return memlock_check([dict(f) for f in files], dict(systemd), minimum)
 
 
 class FilterModule:

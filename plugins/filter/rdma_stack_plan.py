@@ -47,23 +47,17 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.rdma_stack_plan"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("rdma_stack_plan")
 def rdma_stack_plan(settings):
     """Packages and repository for the chosen stack."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, stack_plan
-    if not isinstance(settings, Mapping):
-        raise AnsibleFilterError("%s: input must be a dict of settings, got %s" % (_FQCN, type(settings).__name__))
-    try:
-        return stack_plan(dict(settings))
-    except RdmaStackError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import stack_plan
+    of_type("input", settings, Mapping, "a dict of settings")
+    return stack_plan(dict(settings))
 
 
 class FilterModule:

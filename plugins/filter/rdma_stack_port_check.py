@@ -48,25 +48,19 @@ _value:
 
 from collections.abc import Mapping
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, flag, require
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.rdma_stack_port_check"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("rdma_stack_port_check")
 def rdma_stack_port_check(ports, expected, expect_devices=True):
     """Expected ports against the ones found."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, port_check
-    if not isinstance(ports, (list, tuple)) or not all(isinstance(p, Mapping) for p in ports):
-        raise AnsibleFilterError("%s: input must be rdma_info's ports (a list of dicts), got %r" % (_FQCN, ports))
-    if not isinstance(expect_devices, bool):
-        raise AnsibleFilterError("%s: expect_devices must be a boolean, got %r" % (_FQCN, expect_devices))
-    try:
-        return port_check([dict(p) for p in ports], expected, expect_devices)
-    except RdmaStackError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc)) from exc
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import port_check
+    require(isinstance(ports, (list, tuple)) and all(isinstance(p, Mapping) for p in ports), "input", ports,
+            "rdma_info's ports (a list of dicts)")
+    flag("expect_devices", expect_devices)
+    return port_check([dict(p) for p in ports], expected, expect_devices)
 
 
 class FilterModule:

@@ -72,40 +72,29 @@ _value:
       elements: int
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, one_of
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.roce_qos_check"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("roce_qos_check")
 def roce_qos_check(description, host=None, headroom=None, platform=None):
     """Validate the lossless class (and the host side); return it with its maps."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.qos import (
         PLATFORMS,
-        RoceQosError,
         check_platform,
         dscp_to_priority,
         parse_lossless_class,
         priority_to_queue,
     )
-    if not isinstance(description, dict):
-        raise AnsibleFilterError("%s: input must be a mapping describing the lossless class, got %s"
-                                 % (_FQCN, type(description).__name__))
-    if host is not None and not isinstance(host, dict):
-        raise AnsibleFilterError("%s: host must be a mapping {priority, dscp}, got %s" % (_FQCN, type(host).__name__))
-    if headroom is not None and not isinstance(headroom, (dict, list)):
-        raise AnsibleFilterError("%s: headroom must be a mapping port -> {xoff, xon, size} or the list "
-                                 "gpufleet.cluster.pfc_headroom returns, got %s" % (_FQCN, type(headroom).__name__))
-    if platform is not None and platform not in PLATFORMS:
-        raise AnsibleFilterError("%s: platform must be one of %s, got %r" % (_FQCN, ", ".join(PLATFORMS), platform))
-    try:
-        cls = parse_lossless_class(description, host=host, headroom=headroom)
-        if platform is not None:
-            check_platform(cls, platform)
-    except RoceQosError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", description, dict, "a mapping describing the lossless class")
+    of_type("host", host, dict, "a mapping {priority, dscp}", optional=True)
+    of_type("headroom", headroom, (dict, list), "a mapping port -> {xoff, xon, size} or the list "
+            "gpufleet.cluster.pfc_headroom returns", optional=True)
+    one_of("platform", platform, PLATFORMS, optional=True)
+    cls = parse_lossless_class(description, host=host, headroom=headroom)
+    if platform is not None:
+        check_platform(cls, platform)
     dscp_map, queues = dscp_to_priority(cls), priority_to_queue(cls)
     return {
         "lossless_class": cls.as_dict(),

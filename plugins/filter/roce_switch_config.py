@@ -88,36 +88,25 @@ _value:
   type: raw
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, one_of
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.roce_switch_config"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("roce_switch_config")
 def roce_switch_config(description, platform="sonic", host=None, headroom=None):
     """Validate the lossless class and render it for ``platform``."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.qos import (
         PLATFORMS,
-        RoceQosError,
         parse_lossless_class,
     )
     from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.render import render
-    if not isinstance(description, dict):
-        raise AnsibleFilterError("%s: input must be a mapping describing the lossless class, got %s"
-                                 % (_FQCN, type(description).__name__))
-    if platform not in PLATFORMS:
-        raise AnsibleFilterError("%s: platform must be one of %s, got %r" % (_FQCN, ", ".join(PLATFORMS), platform))
-    if host is not None and not isinstance(host, dict):
-        raise AnsibleFilterError("%s: host must be a mapping {priority, dscp}, got %s" % (_FQCN, type(host).__name__))
-    if headroom is not None and not isinstance(headroom, (dict, list)):
-        raise AnsibleFilterError("%s: headroom must be a mapping port -> {xoff, xon, size} or the list "
-                                 "gpufleet.cluster.pfc_headroom returns, got %s" % (_FQCN, type(headroom).__name__))
-    try:
-        return render(parse_lossless_class(description, host=host, headroom=headroom), platform)
-    except RoceQosError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", description, dict, "a mapping describing the lossless class")
+    one_of("platform", platform, PLATFORMS)
+    of_type("host", host, dict, "a mapping {priority, dscp}", optional=True)
+    of_type("headroom", headroom, (dict, list), "a mapping port -> {xoff, xon, size} or the list "
+            "gpufleet.cluster.pfc_headroom returns", optional=True)
+    return render(parse_lossless_class(description, host=host, headroom=headroom), platform)
 
 
 class FilterModule:

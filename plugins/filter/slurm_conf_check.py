@@ -146,14 +146,12 @@ _value:
       elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, flag, of_type, one_of
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.slurm_conf_check"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("slurm_conf_check")
 def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None):
     """Validate and translate Slurm settings; return settings, translations, warnings and lines."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
@@ -164,31 +162,24 @@ def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=
         render_conf_lines,
     )
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.values import check_values
-    if not isinstance(settings, dict):
-        raise AnsibleFilterError("%s: input must be a mapping of Slurm keys, got %s" % (_FQCN, type(settings).__name__))
-    if conf not in CONF_FILES:
-        raise AnsibleFilterError("%s: conf must be one of %s, got %r" % (_FQCN, ", ".join(CONF_FILES), conf))
-    if not isinstance(version, str):
-        raise AnsibleFilterError("%s: version must be a string such as '22.05.8', got %r" % (_FQCN, version))
-    if not isinstance(defaults, bool):
-        raise AnsibleFilterError("%s: defaults must be true or false, got %r" % (_FQCN, defaults))
-    try:
-        merged = dict(settings)
-        if defaults:
-            if conf != "cgroup.conf":
-                raise SlurmConfError("defaults=true exists for cgroup.conf only")
-            base = dict(line.split("=", 1) for line in cgroup_conf(version))
-            lowered = {str(k).lower() for k in settings}
-            merged = {k: v for k, v in base.items() if k.lower() not in lowered}
-            merged.update(settings)
-        if (cluster is not None or qos is not None) and conf != "slurm.conf":
-            raise SlurmConfError("cluster and qos apply to slurm.conf only, not %s" % conf)
-        result = check_settings(conf, merged, version)
-        if conf == "slurm.conf":
-            result["warnings"] = result["warnings"] + check_values(result["settings"], version, cluster, qos)
-        result["lines"] = render_conf_lines(result["settings"], conf, version)
-    except SlurmConfError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", settings, dict, "a mapping of Slurm keys")
+    one_of("conf", conf, CONF_FILES)
+    of_type("version", version, str, "a string such as '22.05.8'")
+    flag("defaults", defaults)
+    merged = dict(settings)
+    if defaults:
+        if conf != "cgroup.conf":
+            raise SlurmConfError("defaults=true exists for cgroup.conf only")
+        base = dict(line.split("=", 1) for line in cgroup_conf(version))
+        lowered = {str(k).lower() for k in settings}
+        merged = {k: v for k, v in base.items() if k.lower() not in lowered}
+        merged.update(settings)
+    if (cluster is not None or qos is not None) and conf != "slurm.conf":
+        raise SlurmConfError("cluster and qos apply to slurm.conf only, not %s" % conf)
+    result = check_settings(conf, merged, version)
+    if conf == "slurm.conf":
+        result["warnings"] = result["warnings"] + check_values(result["settings"], version, cluster, qos)
+    result["lines"] = render_conf_lines(result["settings"], conf, version)
     return result
 
 

@@ -54,28 +54,19 @@ _value:
   elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.slurm_gres_lines"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("slurm_gres_lines")
 def slurm_gres_lines(gres, nodes=None, version="22.05"):
     """gres.conf lines, optionally checked against the slurm.conf node list."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.nodes import gres_conf_lines
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError
-    if not isinstance(gres, list):
-        raise AnsibleFilterError("%s: input must be a list of gres entries, got %s" % (_FQCN, type(gres).__name__))
-    if nodes is not None and not isinstance(nodes, list):
-        raise AnsibleFilterError("%s: nodes must be a list of node mappings, got %s" % (_FQCN, type(nodes).__name__))
-    if not isinstance(version, str):
-        raise AnsibleFilterError("%s: version must be a string such as '22.05.8', got %r" % (_FQCN, version))
-    try:
-        return gres_conf_lines(gres, nodes, version)
-    except SlurmConfError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", gres, list, "a list of gres entries")
+    of_type("nodes", nodes, list, "a list of node mappings", optional=True)
+    of_type("version", version, str, "a string such as '22.05.8'")
+    return gres_conf_lines(gres, nodes, version)
 
 
 class FilterModule:

@@ -66,29 +66,23 @@ _value:
       elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.slurm_node_lines"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("slurm_node_lines")
 def slurm_node_lines(nodes, partitions=None, version="22.05"):
     """NodeName (and PartitionName) lines for slurm.conf."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.nodes import node_lines, partition_lines
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError
-    if not isinstance(nodes, list):
-        raise AnsibleFilterError("%s: input must be a list of node mappings, got %s" % (_FQCN, type(nodes).__name__))
-    if partitions is not None and not isinstance(partitions, list):
-        raise AnsibleFilterError("%s: partitions must be a list of mappings, got %s" % (_FQCN, type(partitions).__name__))
-    if not isinstance(version, str):
-        raise AnsibleFilterError("%s: version must be a string such as '22.05.8', got %r" % (_FQCN, version))
-    try:
-        nodes_out = node_lines(nodes, version)
-        parts_out = partition_lines(partitions, nodes, version) if partitions is not None else []
-    except SlurmConfError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.nodes import (
+        node_lines,
+        partition_lines,
+    )
+    of_type("input", nodes, list, "a list of node mappings")
+    of_type("partitions", partitions, list, "a list of mappings", optional=True)
+    of_type("version", version, str, "a string such as '22.05.8'")
+    nodes_out = node_lines(nodes, version)
+    parts_out = partition_lines(partitions, nodes, version) if partitions is not None else []
     return {"node_lines": nodes_out, "partition_lines": parts_out, "lines": nodes_out + parts_out}
 
 

@@ -57,29 +57,19 @@ _value:
   elements: str
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type, string_list
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.slurm_topology_conf"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("slurm_topology_conf")
 def slurm_topology_conf(fabric, version="22.05", nodes=None):
     """topology.conf lines for a tree or block fabric."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import SlurmConfError
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.topology import topology_conf_lines
-    if not isinstance(fabric, dict):
-        raise AnsibleFilterError("%s: input must be a fabric mapping with kind tree or block, got %s"
-                                 % (_FQCN, type(fabric).__name__))
-    if not isinstance(version, str):
-        raise AnsibleFilterError("%s: version must be a string such as '22.05.8', got %r" % (_FQCN, version))
-    if nodes is not None and not (isinstance(nodes, list) and all(isinstance(n, str) for n in nodes)):
-        raise AnsibleFilterError("%s: nodes must be a list of host names, got %r" % (_FQCN, nodes))
-    try:
-        return topology_conf_lines(fabric, version, nodes)
-    except SlurmConfError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
+    of_type("input", fabric, dict, "a fabric mapping with kind tree or block")
+    of_type("version", version, str, "a string such as '22.05.8'")
+    string_list("nodes", nodes, "a list of host names", if_none=None)
+    return topology_conf_lines(fabric, version, nodes)
 
 
 class FilterModule:

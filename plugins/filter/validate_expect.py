@@ -84,12 +84,15 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import (
+    FilterInputError,
+    collection_filter,
+    of_type,
+    one_of,
+)
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
-_FQCN = "gpufleet.cluster.validate_expect"
 _OPTIONS = {
     "rdma": ("rdma_info", "device", "fraction", "bidirectional"),
     "rdma_lat": (),
@@ -100,27 +103,20 @@ _OPTIONS = {
 }
 
 
+@collection_filter("validate_expect", unreadable="the inventory variables",
+                   hint="see docs/validate.md for the inventory variables it takes")
 def validate_expect(kind, hardware=None, **options):
     """The expectation of one check kind."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError, expect
-    if not isinstance(kind, str) or kind not in _OPTIONS:
-        raise AnsibleFilterError("%s: input must be one of %s, got %r" % (_FQCN, ", ".join(_OPTIONS), kind))
-    if not isinstance(hardware, dict):
-        raise AnsibleFilterError("%s: hardware must be a dict of the inventory variables (gpufleet_fabric, "
-                                 "gpufleet_hardware, ...), got %r" % (_FQCN, hardware))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import expect
+    one_of("input", kind, _OPTIONS)
+    of_type("hardware", hardware, dict, "a dict of the inventory variables (gpufleet_fabric, gpufleet_hardware, ...)")
     unknown = sorted(set(options) - set(_OPTIONS[kind]))
     if unknown:
-        raise AnsibleFilterError("%s: kind %s takes no option %s (it takes: %s)"
-                                 % (_FQCN, kind, ", ".join(unknown), ", ".join(_OPTIONS[kind]) or "none"))
+        raise FilterInputError("kind %s takes no option %s (it takes: %s)"
+                               % (kind, ", ".join(unknown), ", ".join(_OPTIONS[kind]) or "none"))
     if "nvlink_gbs" in options:
         options["nvlink"] = options.pop("nvlink_gbs")
-    try:
-        return expect(kind, hardware, **options)
-    except ExpectationError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: kind %s could not read its inputs (%s: %s); see docs/validate.md for the "
-                                 "inventory variables it takes" % (_FQCN, kind, type(exc).__name__, exc))
+    return expect(kind, hardware, **options)
 
 
 class FilterModule:

@@ -52,29 +52,19 @@ _value:
   type: dict
 """
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import collection_filter, of_type
 
-# The engineering core is imported inside the filter: to find one filter, ansible imports the collection's filter
-# files in turn, in every worker it forks, so a top-level import here would cost every task (docs/performance.md).
-
-_FQCN = "gpufleet.cluster.validate_report"
+# module_utils is imported inside the filter, never up front (plugins/plugin_utils/filters.py says why).
 
 
+@collection_filter("validate_report", unreadable="the check results")
 def validate_report(results, cluster=None, generated=None, title=None):
     """{json, html, failed, drain, report} of the check results."""
-    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.report import ReportError, report
-    if not isinstance(results, list):
-        raise AnsibleFilterError("%s: input must be a list of check results, got %s" % (_FQCN, type(results).__name__))
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.report import report
+    of_type("input", results, list, "a list of check results")
     for name, value in (("cluster", cluster), ("generated", generated), ("title", title)):
-        if value is not None and not isinstance(value, str):
-            raise AnsibleFilterError("%s: %s must be text, got %r" % (_FQCN, name, value))
-    try:
-        return report(list(results), cluster=cluster, generated=generated, title=title)
-    except ReportError as exc:
-        raise AnsibleFilterError("%s: %s" % (_FQCN, exc))
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        raise AnsibleFilterError("%s: the check results could not be read (%s: %s); see the filter's documentation for what it takes"
-                                 % (_FQCN, type(exc).__name__, exc))
+        of_type(name, value, str, "text", optional=True)
+    return report(list(results), cluster=cluster, generated=generated, title=title)
 
 
 class FilterModule:

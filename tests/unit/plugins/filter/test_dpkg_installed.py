@@ -2,7 +2,8 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""dpkg_installed on recorded dpkg-query outputs (tests/unit/fixtures/dpkg/README.md says where each comes from)."""
+"""dpkg_installed on recorded dpkg-query outputs (tests/unit/fixtures/dpkg/README.md says where each comes from),
+its refusals (issue 13: each field of a line checked) and wrong types."""
 from __future__ import annotations
 
 import os
@@ -12,8 +13,13 @@ from ansible.errors import AnsibleFilterError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpufleet.cluster.plugins.filter.dpkg_installed import FilterModule, dpkg_installed
+from ansible_collections.gpufleet.cluster.plugins.filter import dpkg_installed as plugin
+from ansible_collections.gpufleet.cluster.plugins.filter.dpkg_installed import dpkg_installed
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import installed_versions
+from filter_docs import assert_documented
+from filter_refusals import refused
+from wrong_types import assert_only_refusals
+
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "dpkg")
 
@@ -73,8 +79,8 @@ def test_input_that_is_no_output_is_refused(bad):
         dpkg_installed(bad)
 
 
-def test_registered_under_its_name():
-    assert FilterModule().filters() == {"dpkg_installed": dpkg_installed}
+def test_registered_and_documented():
+    assert_documented(plugin, "dpkg_installed")
 
 
 _NAME = st.from_regex(r"[a-z0-9][a-z0-9+.-]{1,20}", fullmatch=True)
@@ -88,3 +94,25 @@ def test_exactly_the_installed_ones_come_back(packages, sep):
     lines = [sep.join([name, state, version]) for name, (state, version) in packages.items()]
     assert installed_versions(lines) == {name: version for name, (state, version) in packages.items()
                                          if state == "installed"}
+
+
+# ------------------------------------------------------------------ issue 13: each field of a line
+@pytest.mark.parametrize("line, why", [
+    ("Slurmd installed 1.0", r"package 'Slurmd' is not a Debian package name"),
+    ("slurmd instaled 1.0", r"state 'instaled' is not one of dpkg's"),
+    ("slurmd installed 1.0#x", r"version '1\.0#x' is not a Debian version"),
+])
+def test_dpkg_fields(line, why):
+    refused(r"^gpufleet\.cluster\.dpkg_installed: line 1 .*" + why, dpkg_installed, [line])
+
+
+# ------------------------------------------------------------------ wrong types: refused by a check, nothing else
+VALID = [["bash installed 5.2.15-2+b8"]]
+
+
+def test_valid_call_works():
+    assert dpkg_installed(*VALID) is not None
+
+
+def test_wrong_types_and_missing_keys_are_refused():
+    assert_only_refusals('dpkg_installed', dpkg_installed, VALID)

@@ -21,6 +21,7 @@ from ansible_collections.gpufleet.cluster.plugins.filter.invalid_package_names i
     FilterModule,
     invalid_package_names,
 )
+from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import is_refusal
 from nasty_input import hostile_numbers, hostile_text, near_valid
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
@@ -73,6 +74,7 @@ def test_only_a_filter_error_ever_escapes_and_exactly_the_non_names_come_back(va
         result = invalid_package_names(value)
     except AnsibleFilterError as err:
         assert not isinstance(value, (list, tuple)) and str(err).startswith(FQCN + ": ")
+        assert is_refusal(err.__context__)  # input_rules refused it, not the filter's fallback
     else:
         assert isinstance(value, (list, tuple))
         assert result == [entry for entry in value if not (isinstance(entry, str) and DOCUMENTED.fullmatch(entry))]

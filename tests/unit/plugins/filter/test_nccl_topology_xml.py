@@ -2,6 +2,8 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
+"""The nccl_topology_xml filter: the XML of a layout, shorthands expanded, NCCL's own topology files round-tripped
+(read back as NCCL reads them), refusals naming the device and value under the filter's name, documentation."""
 from __future__ import annotations
 
 import os

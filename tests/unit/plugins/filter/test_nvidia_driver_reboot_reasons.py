@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """nvidia_driver_reboot_reasons with the versions Debian 12 ships (bookworm-security's 535.309.01-0+deb12u1,
-contrib's 535.261.03-1, the driver the lab's molecule scenario installs) and NVIDIA's 580 branch."""
+contrib's 535.261.03-1, the driver the lab's molecule scenario installs) and NVIDIA's 580 branch; its refusals
+(issue 13: versions matched whole, the blacklist path checked) and wrong types."""
 from __future__ import annotations
 
 import pytest
@@ -11,10 +12,15 @@ from ansible.errors import AnsibleFilterError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.gpufleet.cluster.plugins.filter import nvidia_driver_reboot_reasons as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.nvidia_driver_reboot_reasons import (
-    FilterModule, nvidia_driver_reboot_reasons,
+    nvidia_driver_reboot_reasons,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.driver_state import upstream_version
+from filter_docs import assert_documented
+from filter_refusals import refused
+from wrong_types import assert_only_refusals
+
 
 BLACKLIST = "/etc/modprobe.d/gpufleet-blacklist-nouveau.conf"
 
@@ -66,8 +72,8 @@ def test_nouveau_loaded_must_be_a_bool():
         nvidia_driver_reboot_reasons("", "535.309.01", "yes")
 
 
-def test_registered_under_its_name():
-    assert FilterModule().filters() == {"nvidia_driver_reboot_reasons": nvidia_driver_reboot_reasons}
+def test_registered_and_documented():
+    assert_documented(plugin, "nvidia_driver_reboot_reasons")
 
 
 _PART = st.integers(min_value=0, max_value=999).map(str)
@@ -80,3 +86,32 @@ def test_a_mismatch_exactly_when_a_loaded_module_differs(running, installed, nou
     reasons = nvidia_driver_reboot_reasons(running, installed + "-1", nouveau)
     assert len(reasons) == (1 if running != installed else 0)
     assert all(reason.startswith("Driver/library version mismatch") for reason in reasons)
+
+
+# ------------------------------------------------------------------ issue 13: versions matched whole
+@pytest.mark.parametrize("running, installed, why", [
+    ("535.1\n535.2", "", r"running module version '535\.1\\n535\.2' is not a driver version"),
+    ("", "535.2\n", None),  # output's own trailing newline: stripped, as read from the package
+])
+def test_driver_versions_fullmatch(running, installed, why):
+    if why is None:
+        assert nvidia_driver_reboot_reasons(running, installed) == []
+    else:
+        refused(why, nvidia_driver_reboot_reasons, running, installed)
+
+
+def test_driver_blacklist_path():
+    refused(r"blacklist_path: '/etc/modprobe\.d/x\.conf\\n' is not allowed; expected an absolute path",
+            nvidia_driver_reboot_reasons, "", "535.2", True, "/etc/modprobe.d/x.conf\n")
+
+
+# ------------------------------------------------------------------ wrong types: refused by a check, nothing else
+VALID = ["535.1", "535.2-1", False, "/etc/modprobe.d/x.conf"]
+
+
+def test_valid_call_works():
+    assert nvidia_driver_reboot_reasons(*VALID) is not None
+
+
+def test_wrong_types_and_missing_keys_are_refused():
+    assert_only_refusals('nvidia_driver_reboot_reasons', nvidia_driver_reboot_reasons, VALID)

@@ -39,10 +39,13 @@ def test_report_of_the_chain(plan):
 
 
 @pytest.mark.parametrize("args, message", [
-    (([],), "input must be the result of gpufleet.cluster.cluster_plan (a dict with files), got list"),
-    (({"files": None},), "input must be the result of gpufleet.cluster.cluster_plan (a dict with files), got dict"),
-    (({"files": {}}, ""), "name must be a non-empty string (the cluster name), got ''"),
-    (({"files": {}}, "x", ["leaf"]), "topology must be gpufleet_fabric.topology (a dict with kind tree or block) or null, got list"),
+    (([],), "input must be the result of gpufleet.cluster.cluster_plan (a dict with files), got [] of type list"),
+    (({"files": None},), "input must be the result of gpufleet.cluster.cluster_plan (a dict with files), got "
+                         "{'files': None} of type dict"),
+    (({"files": {}}, ""), "name must be a non-empty string (the cluster name), got '' of type str"),
+    (({"files": {}}, "x", ["leaf"]), "topology must be gpufleet_fabric.topology (a dict with kind tree or block) or "
+                                     "null, "
+                                     "got ['leaf'] of type list"),
 ])
 def test_argument_errors(args, message):
     with pytest.raises(AnsibleFilterError) as err:
@@ -53,7 +56,8 @@ def test_argument_errors(args, message):
 def test_module_errors_name_the_filter(plan):
     with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.plan_report_html: plan.files has no power.json"):
         plan_report_html({"files": {"lustre.json": "{}"}})
-    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.plan_report_html: gpufleet_fabric.topology: fabric kind 'mesh'"):
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.plan_report_html: gpufleet_fabric.topology: "
+                                                 r"fabric kind 'mesh'"):
         plan_report_html(plan, "duo", {"kind": "mesh"})
 
 

@@ -340,3 +340,13 @@ def test_check_mode_still_refuses_a_file_and_bad_input(run_main, lfs, task, tmp_
     bad = run_main(module, dict(task, path=str(tmp_path / "new"), stripe_count=0, stripe_size="1M",
                                 _ansible_check_mode=True))
     assert bad["failed"] is True and "stripe_count is 0" in bad["msg"] and fake.calls == []
+
+
+# ---------------------------------------------------------------- issue 13: the path checked
+def test_lfs_stripe_path_must_be_absolute_without_control_characters():
+    from ansible_collections.gpufleet.cluster.plugins.modules.lfs_stripe import ModuleFailure, _checked_path
+    assert _checked_path("/lustre/my ckpt") == "/lustre/my ckpt"   # argv, no shell: a blank is safe here
+    for path in ("-c", "ckpt", "/lustre/ckpt\n"):
+        with pytest.raises(ModuleFailure, match=r"path: %s is not allowed; expected the directory's absolute path"
+                           % repr(path).replace("\\", "\\\\")):
+            _checked_path(path)

@@ -22,6 +22,7 @@ for _path in (_UNIT, os.path.join(_UNIT, "plugins", "module_utils")):
 from module_results import assert_options_match_spec  # noqa: E402  pylint: disable=wrong-import-position
 from fake_roce_nic import GIDS, ROCE_V2_IPV4_INDEX, connectx7, read  # noqa: E402  pylint: disable=wrong-import-position
 from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
+from group_vars import variables  # noqa: E402  pylint: disable=wrong-import-position
 
 _ROCE = outputs("roce")
 NEIGHBOURS_OF_26 = [24, 25, 27, 28, 29, 30, 31]
@@ -242,3 +243,29 @@ def test_main_through_ansible(run_main, tmp_path, monkeypatch):
     assert result["msg"] == "1 RoCE port(s), 12 setting(s) to change (check mode); GID index 5"
     failed = run_main(module, dict(args, priority=9))
     assert failed["failed"] is True and failed["msg"].startswith("priority 9 is outside 0..7")
+
+
+# ---------------------------------------------------------------- issue 13: names refused; molecule/fabric's values pass
+@pytest.mark.parametrize("change, part", [
+    ({"devices": [{"rdma_device": "../../etc"}]}, "devices[0].rdma_device: '../../etc' is not allowed; expected a word"),
+    ({"devices": [{"netdev": "eth2\n"}]}, "devices[0].netdev: 'eth2\\n' is not allowed; expected a Linux interface"),
+    ({"devices": [{"rdma_device": "mlx5_0", "port": 0}]}, "devices[0].port=0 is below the minimum of 1"),
+    ({"mlnx_qos_command": "mlnx_qos; reboot"}, "mlnx_qos_command: 'mlnx_qos; reboot' is not allowed"),
+    ({"sysfs_root": "sys"}, "sysfs_root: 'sys' is not allowed; expected an absolute path"),
+])
+def test_roce_nic_qos_refuses_names(change, part):
+    from ansible_collections.gpufleet.cluster.plugins.modules.roce_nic_qos import ModuleFailure, check_params
+    params = dict({"devices": [{"rdma_device": "mlx5_0", "port": 1, "netdev": "eth2"}],
+                   "mlnx_qos_command": "/usr/bin/mlnx_qos", "dcb_command": "dcb", "sysfs_root": "/sys",
+                   "configfs_root": "/sys/kernel/config"}, **change)
+    with pytest.raises(ModuleFailure) as info:
+        check_params(params)
+    assert part in str(info.value)
+
+
+def test_molecule_values_pass():
+    from ansible_collections.gpufleet.cluster.plugins.modules.roce_nic_qos import check_params
+    v = variables("molecule/fabric")
+    check_params({"devices": v["roce_host_devices"], "mlnx_qos_command": v["roce_host_mlnx_qos_command"],
+                  "dcb_command": "dcb", "sysfs_root": v["roce_host_sysfs_root"],
+                  "configfs_root": v["roce_host_configfs_root"]})
