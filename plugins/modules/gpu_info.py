@@ -42,17 +42,8 @@ options:
     description: The record of locked clocks M(gpufleet.cluster.gpu_settings) keeps; only read.
     type: path
     default: /var/lib/gpufleet/gpu-locked-clocks.json
-attributes:
-  check_mode:
-    support: full
-    description: Only reads; runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Changes nothing, so there is nothing to diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes.info_module
 requirements:
   - nvidia-ml-py (the C(pynvml) module) on the managed node
   - an NVIDIA driver (it installs NVML, C(libnvidia-ml.so.1))

@@ -59,15 +59,11 @@ options:
     default: /var/lib/gpufleet/gpu-locked-clocks.json
 attributes:
   check_mode:
-    support: full
     description: Reads the GPUs and reports what would change; calls no NVML setter and writes no state file.
   diff_mode:
-    support: full
     description: Shows, per GPU (keyed by PCI bus id), the settings asked for before and after.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 requirements:
   - nvidia-ml-py (the C(pynvml) module) on the managed node
   - an NVIDIA driver (it installs NVML, C(libnvidia-ml.so.1))

@@ -76,17 +76,13 @@ options:
     default: lfs
 attributes:
   check_mode:
-    support: full
     description:
       - Reads the layout and reports the C(lfs setstripe) command that would run; never runs it.
       - A missing O(path) is reported as changed (the directory would be created first, then get the layout).
   diff_mode:
-    support: full
     description: "Shows the layout before and after, one line per component, e.g. C(0-64M: 1 x 1M)."
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 notes:
   - Needs C(lfs) from the Lustre client utilities; PFL needs Lustre 2.10 or later, C(-p none) (used only on
     a component without pool that follows one with a pool) Lustre 2.11 or later.

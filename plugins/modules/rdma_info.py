@@ -42,17 +42,8 @@ options:
         check RV(summary.ports) for that.
     type: bool
     default: false
-attributes:
-  check_mode:
-    support: full
-    description: Only reads; check mode changes nothing.
-  diff_mode:
-    support: none
-    description: Nothing is changed, so there is no diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes.info_module
 author:
   - gpufleet.cluster contributors (@gpufleet)
 """

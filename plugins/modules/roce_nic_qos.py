@@ -105,18 +105,16 @@ options:
     default: dcb
 attributes:
   check_mode:
-    support: full
     description: Reads everything and reports the changes it would make; runs no setting command and writes nothing.
   diff_mode:
-    support: full
     description: Per port C(<device>:<port>) - trust, PFC priorities, the map of the DSCPs that matter, ECN and ToS.
   idempotent:
     support: full
     description: A second run with the same options changes nothing.
   platform:
-    support: full
-    platforms: posix
     description: Linux with RoCE NICs (mlx5).
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 author:
   - gpufleet.cluster contributors (@gpufleet)
 """

@@ -199,15 +199,13 @@ options:
     default: false
 attributes:
   check_mode:
-    support: full
     description: Runs only the C(show) commands (and C(squeue) when something would be removed) and reports the changes and commands a run would make.
   diff_mode:
-    support: full
     description: One line per changed field, C(object - Field = value), before and after.
   platform:
-    support: full
-    platforms: posix
     description: A host with sacctmgr that reaches slurmdbd.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 notes:
   - Recorded against Slurm 22.05 (Debian 12); the outputs read are under C(tests/fixtures/slurm-accounting).
 seealso:

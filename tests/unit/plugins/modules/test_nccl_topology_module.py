@@ -22,6 +22,7 @@ if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from fixtures.sysfs import machines  # noqa: E402
 from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from module_results import module_doc  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture
@@ -160,7 +161,7 @@ def test_documentation_matches_argument_spec():
     for name, spec in module.ARGUMENT_SPEC.items():
         assert options[name]["type"] == spec["type"], name
         assert options[name].get("default") == spec.get("default"), name
-    docs = yaml.safe_load(module.DOCUMENTATION)["attributes"]
+    docs = module_doc(module)["attributes"]
     assert docs["check_mode"]["support"] == "full" and docs["diff_mode"]["support"] == "full"
     yaml.safe_load(module.EXAMPLES)
     assert set(yaml.safe_load(module.RETURN)) == {"xml", "layout", "devices", "rdma_ports", "dest"}

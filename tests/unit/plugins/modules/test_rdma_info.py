@@ -22,6 +22,7 @@ if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from fixtures.rdma import sysfs_tree  # noqa: E402
 from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
+from module_results import module_doc  # noqa: E402  pylint: disable=wrong-import-position
 
 _IB = outputs("infiniband")
 _FIXTURES = os.path.join(_UNIT, "fixtures", "rdma")
@@ -230,7 +231,7 @@ def test_bad_option_is_refused_by_ansible(run_main):
 
 
 def test_documentation_matches_argument_spec():
-    doc = yaml.safe_load(module.DOCUMENTATION)
+    doc = module_doc(module)
     options = doc["options"]
     assert set(options) == set(module.ARGUMENT_SPEC)
     for name, spec in module.ARGUMENT_SPEC.items():
