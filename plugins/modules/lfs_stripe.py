@@ -155,6 +155,7 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.commands import CommandRunner
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import CONTROL_RE
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout import (
     LayoutError,
@@ -195,14 +196,14 @@ def _said(out, err):
 
 
 class Lfs:
-    """The lfs program run through the module, with C messages."""
+    """The lfs program run through the module's command runner (C messages)."""
 
-    def __init__(self, module, program):
-        self.module = module
+    def __init__(self, runner, program):
+        self.runner = runner
         self.program = program
 
     def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        return self.runner.run(argv)
 
     def read(self, path):
         """(normalised layout, argv that read it)."""
@@ -240,10 +241,10 @@ class Lfs:
                     and not comp["pool"])
 
 
-def _program(module, name):
+def _program(runner, name):
     if os.sep in name:
         return name
-    found = module.get_bin_path(name, opt_dirs=["/usr/sbin", "/sbin", "/usr/local/sbin"])
+    found = runner.which(name)
     if not found:
         raise ModuleFailure("the lfs command %r is not in PATH (nor /usr/sbin, /sbin); install the Lustre client "
                             "utilities or set lfs_command to its full path" % name)
@@ -290,7 +291,8 @@ def run_module(module):
                                      params["components"])
     except LayoutError as exc:
         raise ModuleFailure("desired layout for %s: %s" % (path, exc)) from None
-    lfs = Lfs(module, _program(module, params["lfs_command"]))
+    runner = CommandRunner(module, opt_dirs=["/usr/sbin", "/sbin", "/usr/local/sbin"])
+    lfs = Lfs(runner, _program(runner, params["lfs_command"]))
     if not exists:
         # Check mode only: the directory would be created by an earlier task, with no default layout of its own.
         if state == "absent":

@@ -182,6 +182,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.commands import CommandRunner
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic import (
     Change, QosState, RoceNicError, boot_commands, command_line, dcb_argv, default_dscp2prio, desired_state,
     mlnx_qos_argv, nccl_environment, qos_changes,
@@ -216,21 +217,6 @@ ARGUMENT_SPEC = dict(
 
 class ModuleFailure(Exception):
     """A failure to report through fail_json."""
-
-
-class CommandRunner:
-    """Finds and runs the tools through AnsibleModule; tests pass a fake with the same two methods."""
-
-    def __init__(self, module):
-        self.module = module
-
-    def which(self, name):
-        if os.path.isabs(name):
-            return name if os.access(name, os.X_OK) else None
-        return self.module.get_bin_path(name)
-
-    def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
 
 
 def _pick_tool(params, runner):
