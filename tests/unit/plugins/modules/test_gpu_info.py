@@ -33,7 +33,7 @@ def run_main(run_main_warned):
 @pytest.fixture
 def node(monkeypatch):
     fake = fake_nvml.hgx_h100()
-    monkeypatch.setattr(module, "_load_nvml", lambda: fake)
+    monkeypatch.setattr(module, "load_pynvml", lambda: (fake, None))
     monkeypatch.setattr(module, "_boot_id", lambda: BOOT)
     return fake
 
@@ -106,7 +106,7 @@ def test_no_driver_fails_with_the_fix(run_main, node, args):
 
 
 def test_no_pynvml_fails_naming_the_package(run_main, monkeypatch, args):
-    monkeypatch.setattr(module, "_load_nvml", lambda: None)
+    monkeypatch.setattr(module, "load_pynvml", lambda: (None, "Traceback: ImportError"))
     result = run_main(module, args)
     assert result["failed"] is True and "nvidia-ml-py" in result["msg"]
     assert "Failed to import the required Python library" in result["msg"]

@@ -32,7 +32,7 @@ class Node:
 
     def __init__(self, fake, monkeypatch):
         self.fake, self.boot = fake, BOOT
-        monkeypatch.setattr(module, "_load_nvml", lambda: self.fake)
+        monkeypatch.setattr(module, "load_pynvml", lambda: (self.fake, None))
         monkeypatch.setattr(module, "_boot_id", lambda: self.boot)
 
 
@@ -202,7 +202,7 @@ def test_nothing_asked_reports_without_changing(run_main, node, args):
 
 
 def test_no_pynvml_fails_naming_the_package(run_main, monkeypatch, args):
-    monkeypatch.setattr(module, "_load_nvml", lambda: None)
+    monkeypatch.setattr(module, "load_pynvml", lambda: (None, "Traceback: ImportError"))
     result = run_main(module, dict(args, power_limit=500))
     assert result["failed"] is True and "nvidia-ml-py" in result["msg"]
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpu_nvml_settings: option parsing, validation before any change, plans, idempotence, setters, permissions."""
+"""gpu/settings.py: option parsing, validation before any change, plans, idempotence, setters, permissions."""
 from __future__ import annotations
 
 import os
