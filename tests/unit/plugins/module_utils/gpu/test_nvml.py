@@ -2,7 +2,8 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpu/nvml.py: the pynvml import guard, NVML session and error mapping, bus id forms, GPU selection, against the fake 8x H100 node."""
+"""gpu/nvml.py: the pynvml import guard, NVML session and error mapping, bus id forms, GPU selection, against
+the fake 8x H100 node."""
 from __future__ import annotations
 
 import os
