@@ -13,8 +13,8 @@
   (MLNX_OFED / mlnx-tools) or ``dcb`` (iproute2); :func:`boot_commands` -- the full setting as shell lines for
   the boot script (the NIC forgets trust, PFC, ECN and the ToS when the driver reloads).
 
-Parsers of the tools' output are in :mod:`roce_nic_parse`; sysfs/configfs (ECN, ToS, GID table) in
-:mod:`roce_nic_sysfs`.
+Parsers of the tools' output are in :mod:`.nic_parse`; sysfs/configfs (ECN, ToS, GID table) in
+:mod:`.nic_sysfs`; the module's run over its ports in :mod:`.nic_qos`.
 """
 from __future__ import annotations
 

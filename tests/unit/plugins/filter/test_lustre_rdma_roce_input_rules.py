@@ -271,7 +271,9 @@ def test_lfs_stripe_path_must_be_absolute_without_control_characters():
     ({"sysfs_root": "sys"}, "sysfs_root: 'sys' is not allowed; expected an absolute path"),
 ])
 def test_roce_nic_qos_refuses_names(change, part):
-    from ansible_collections.gpufleet.cluster.plugins.modules.roce_nic_qos import ModuleFailure, check_params
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic_qos import (
+        NicQosError as ModuleFailure, check_params,
+    )
     params = dict({"devices": [{"rdma_device": "mlx5_0", "port": 1, "netdev": "eth2"}],
                    "mlnx_qos_command": "/usr/bin/mlnx_qos", "dcb_command": "dcb", "sysfs_root": "/sys",
                    "configfs_root": "/sys/kernel/config"}, **change)

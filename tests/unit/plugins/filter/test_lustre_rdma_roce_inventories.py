@@ -20,7 +20,7 @@ from ansible_collections.gpufleet.cluster.plugins.filter.pfc_headroom import pfc
 from ansible_collections.gpufleet.cluster.plugins.filter.rdma_stack_ipoib import rdma_stack_ipoib
 from ansible_collections.gpufleet.cluster.plugins.filter.rdma_stack_plan import rdma_stack_plan
 from ansible_collections.gpufleet.cluster.plugins.filter.roce_switch_config import roce_switch_config
-from ansible_collections.gpufleet.cluster.plugins.modules.roce_nic_qos import check_params
+from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.nic_qos import check_params
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SOURCES = {
