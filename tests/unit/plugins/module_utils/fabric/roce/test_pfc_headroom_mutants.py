@@ -53,13 +53,13 @@ def test_term_to_dict_rounds_up_to_bytes_and_cells():
 
 
 SWITCH = {"cell_bytes": 256, "mtu": 9216}
-KNOWN = "name, speed_gbps, cable_m, mtu, lossless_mtu, ns_per_m, phy_delay_ns, peer_response_bits, xon_bytes"
+KNOWN = "cable_m, lossless_mtu, mtu, name, ns_per_m, peer_response_bits, phy_delay_ns, speed_gbps, xon_bytes"
 
 
 @pytest.mark.parametrize("port, said", [
-    ("Ethernet0", "ports[3] must be a dict {name, speed_gbps, cable_m, mtu, ...}, got str"),
-    ({"speed": 400, "length": 5}, "ports[3] has unknown key(s) length, speed; known: %s (speed in Gb/s as speed_gbps, "
-                                  "length in m as cable_m)" % KNOWN),
+    ("Ethernet0", "ports[3] must be a dict {name, speed_gbps, cable_m, mtu, ...}, got 'Ethernet0' of type str"),
+    ({"speed": 400, "length": 5}, "ports[3] has unknown key(s) 'length', 'speed'; allowed: %s; speed in Gb/s as "
+                                  "speed_gbps, length in m as cable_m; see docs/pfc-headroom.md" % KNOWN),
     ({"name": 0, "speed_gbps": 400, "cable_m": 5}, "ports[3].name: 0 is not allowed; expected a switch port name such as Ethernet0, swp1s0 or "
      "Ethernet1/1: a letter or digit, then up to 63 letters, digits, '_', '.', '/', ':' or '-'"),
     ({"name": "Ethernet8", "cable_m": 5},
@@ -81,7 +81,7 @@ def test_cell_factor_is_rounded_to_six_places():
 def test_port_is_called_port_by_default():
     with pytest.raises(HeadroomError) as err:
         port_headroom(None, SWITCH)
-    assert str(err.value) == "port must be a dict {name, speed_gbps, cable_m, mtu, ...}, got NoneType"
+    assert str(err.value) == "port must be a dict {name, speed_gbps, cable_m, mtu, ...}, got None of type NoneType"
 
 
 # ---------------------------------------------------------------- refusals of parse_cable_length and check_speed, exact
@@ -108,7 +108,7 @@ def test_parse_cable_length_accepts_both_ends_of_its_range():
 
 
 @pytest.mark.parametrize("value, message", [
-    ("100", "speed must be a whole number of Gb/s (one of %s), got str '100'" % _SPEEDS),
+    ("100", "speed must be a whole number of Gb/s (one of %s), got '100' of type str" % _SPEEDS),
     (100000, "speed 100000 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s (100000 looks like "
              "Mb/s as in SONiC's PORT table: use 100)" % _SPEEDS),
     (30, "speed 30 Gb/s is not an Ethernet speed with a PFC reaction time; use one of %s" % _SPEEDS),
@@ -124,7 +124,7 @@ _NUMBER_FIX = _CABLE_FIX + "; give a number or a string like '5m' / '2km'"
 
 
 @pytest.mark.parametrize("value, message", [
-    (True, "cable_m must be a number of m, got bool True; " + _NUMBER_FIX),
+    (True, "cable_m must be a number of m, got True of type bool; " + _NUMBER_FIX),
     (float("inf"), "cable_m is inf; it must be a finite number of m in 0.5..10000"),
     (20000.5, "cable_m 20000.5 m is outside 0.5..10000 m; " + _NUMBER_FIX),
     # 1/3 has no exact decimal: 3 decimals; 0.1234 has 4 exact ones: also cut to 3
@@ -138,7 +138,7 @@ def test_cable_length_number_refusals_in_full(value, message):
 
 
 @pytest.mark.parametrize("mtu, cell, message", [
-    ("9216", 144, "mtu must be a whole number of bytes, got str '9216'; give the largest frame the port carries in any "
+    ("9216", 144, "mtu must be a whole number of bytes, got '9216' of type str; give the largest frame the port carries in any "
                   "class, e.g. 9216 (jumbo) or 1500"),
     (9216, 32, "cell_bytes 32 bytes is outside 64..512 bytes; use the switch ASIC's buffer cell size, e.g. 96 "
                "(Spectrum-1) or 144 (Spectrum-2/3)"),
@@ -164,20 +164,20 @@ def test_port_headroom_missing_mtu_or_cell_in_full(port, switch, message):
 
 
 @pytest.mark.parametrize("option, message", [
-    ("lossless_mtu", "lossless_mtu must be a whole number of bytes, got str 'x'; give the largest frame of the lossless "
+    ("lossless_mtu", "lossless_mtu must be a whole number of bytes, got 'x' of type str; give the largest frame of the lossless "
                      "class (RoCE), at most the port mtu 9216; use 1500 when RoCE frames are smaller"),
-    ("ns_per_m", "ns_per_m must be a number of ns/m, got str 'x'; use ~5.13 for single-mode fibre, ~4.76 for twinax "
+    ("ns_per_m", "ns_per_m must be a number of ns/m, got 'x' of type str; use ~5.13 for single-mode fibre, ~4.76 for twinax "
                  "copper (1 / velocity)"),
-    ("phy_delay_ns", "phy_delay_ns must be a number of ns, got str 'x'; give the MAC/PHY/FEC latency of this port, "
+    ("phy_delay_ns", "phy_delay_ns must be a number of ns, got 'x' of type str; give the MAC/PHY/FEC latency of this port, "
                      "transmit plus receive, in nanoseconds"),
-    ("wire_overhead_bytes", "wire_overhead_bytes must be a whole number of bytes, got str 'x'; 20 (preamble 8 + "
+    ("wire_overhead_bytes", "wire_overhead_bytes must be a whole number of bytes, got 'x' of type str; 20 (preamble 8 + "
                             "inter-frame gap 12) on Ethernet; 0 reproduces models that ignore it"),
-    ("small_packet_percent", "small_packet_percent must be a number of %, got str 'x'; 100 assumes every in-flight "
+    ("small_packet_percent", "small_packet_percent must be a number of %, got 'x' of type str; 100 assumes every in-flight "
                              "frame wastes cells as badly as possible (safe), 0 none"),
-    ("peer_response_bits", "peer_response_bits must be a whole number of bit, got str 'x'; give the peer's reaction "
+    ("peer_response_bits", "peer_response_bits must be a whole number of bit, got 'x' of type str; give the peer's reaction "
                            "time in bit times (pause quanta x 512), or leave it unset for the IEEE 802.3 Annex 31B "
                            "value of the speed"),
-    ("xon_bytes", "xon_bytes must be a whole number of bytes, got str 'x'; give the fixed XON reserve of the switch "
+    ("xon_bytes", "xon_bytes must be a whole number of bytes, got 'x' of type str; give the fixed XON reserve of the switch "
                   "profile in bytes, or leave it unset"),
 ])
 def test_every_option_refusal_in_full(option, message):

@@ -70,37 +70,38 @@ def test_as_dict_round_trips():
 # ---------------------------------------------------------------- field checks
 @pytest.mark.parametrize("data, match", [
     ({"priority": 8}, r"priority 8 is outside 0\.\.7; the 802\.1p priority PFC pauses; RoCE convention is 3"),
-    ({"priority": True}, r"priority must be an integer in 0\.\.7, got True"),
+    ({"priority": True}, r"priority must be an integer in 0\.\.7, got True of type bool"),
     ({"priority": 0}, r"priority 0 equals default_priority 0: every non-RoCE DSCP would land in the lossless"),
     ({"queue": 0}, r"queue 0 is outside 1\.\.7; .*best-effort queue"),
     ({"priority": 0, "default_priority": 1}, r"priority 0 needs an explicit queue in 1\.\.7"),
     ({"dscp": [26, 64]}, r"dscp\[1\] 64 is outside 0\.\.63"),
     ({"dscp": [26, 24, 26]}, r"dscp lists DSCP 26 twice \(positions 0 and 2\); list each value once"),
-    ({"dscp": []}, r"dscp must be a non-empty list of DSCP values 0\.\.63"),
+    ({"dscp": []}, r"dscp must not be empty; RoCE uses \[26\]"),
     ({"ecn": {"min_threshold_bytes": 2000000}},
      r"ecn\.min_threshold_bytes 2000000 is above ecn\.max_threshold_bytes 1500000; .* swap them"),
     ({"ecn": {"probability_percent": 0}}, r"ecn\.probability_percent 0 is outside 1\.\.100"),
     ({"ecn": {"max_threshold_bytes": 300000000}}, r"ecn\.max_threshold_bytes 300000000 is outside 1\.\.256000000"),
-    ({"ecn": {"min": 1}}, r"ecn: unknown key\(s\) min; the keys are min_threshold_bytes, max_threshold_bytes"),
+    ({"ecn": {"min": 1}}, r"ecn has unknown key\(s\) 'min'; allowed: max_threshold_bytes, min_threshold_bytes, "
+                          r"probability_percent; the lossless class is described in docs/roce-switch\.md"),
     ({"pfc_watchdog": {"detection_ms": 50}}, r"pfc_watchdog\.detection_ms 50 is outside 100\.\.5000"),
     ({"pfc_watchdog": {"restoration_ms": 60001}}, r"pfc_watchdog\.restoration_ms 60001 is outside 100\.\.60000"),
     ({"pfc_watchdog": {"action": "alert"}}, r"pfc_watchdog\.action 'alert' is not one of drop, forward"),
     ({"lossless_bandwidth_percent": 100}, r"lossless_bandwidth_percent 100 is outside 1\.\.99"),
-    ({"prio": 3}, r"lossless class: unknown key\(s\) prio; the keys are priority, dscp"),
+    ({"prio": 3}, r"lossless class has unknown key\(s\) 'prio'; allowed: default_priority, dscp, ecn, headroom"),
 ])
 def test_field_errors_name_field_value_range_and_fix(data, match):
     _error(dict({"ports": PORTS}, **data), match)
 
 
 @pytest.mark.parametrize("ports, match", [
-    ([], r"ports must be a non-empty list"),
+    ([], r"ports must not be empty; list every switch port that carries RoCE"),
     ([{"name": "Ethernet0", "speed_gbps": 400}], r"ports\[0\] lacks cable_m"),
     ([{"name": "Ethernet0", "speed_gbps": 300, "cable_m": 5}],
      r"ports\[0\]\.speed_gbps 300 is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800"),
     ([{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 0}], r"ports\[0\]\.cable_m 0 is outside 1\.\.100000"),
     ([{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 2.5}], r"ports\[0\]\.cable_m must be an integer in 1\.\.100000, "
-                                                                 r"got 2\.5; whole metres of cable"),
-    ([{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5, "fec": "rs"}], r"ports\[0\]: unknown key\(s\) fec"),
+                                                                 r"got 2\.5 of type float; whole metres of cable"),
+    ([{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5, "fec": "rs"}], r"ports\[0\] has unknown key\(s\) 'fec'"),
     ([PORTS[0], dict(PORTS[0])], r"ports\[1\]\.name Ethernet0 is listed twice"),
     ([{"name": " Ethernet0", "speed_gbps": 400, "cable_m": 5}], r"ports\[0\]\.name: ' Ethernet0' is not allowed; expected a switch port name"),
 ])
@@ -140,7 +141,8 @@ def test_missing_ports_is_refused():
     (dict(HEADROOM, Ethernet0={"xoff": 0, "xon": 1, "size": 1}), r"headroom\[Ethernet0\]\.xoff 0 is outside 1\.\.16777216"),
     (dict(HEADROOM, Ethernet0={"xoff": 1, "xon": 1}), r"headroom\[Ethernet0\] lacks size"),
     (dict(HEADROOM, Ethernet0={"xoff": 1, "xon": 1, "size": 1, "threshold": 0}),
-     r"headroom\[Ethernet0\]: unknown key\(s\) threshold; the keys are xoff, xon, size"),
+     r"headroom\[Ethernet0\] has unknown key\(s\) 'threshold'; allowed: size, xoff, xon; the lossless class is "
+     r"described in docs/roce-switch\.md"),
 ])
 def test_headroom_errors(headroom, match):
     _error({"ports": PORTS}, match, headroom=headroom)

@@ -61,7 +61,7 @@ def test_headroom_list_port_name_is_checked_as_a_roce_qos_error_naming_the_field
 # ---------------------------------------------------------------- pfc_watchdog
 def test_watchdog_refusals_in_full():
     assert _message(_cls, pfc_watchdog=[]) == (
-        "pfc_watchdog must be a mapping with keys detection_ms, restoration_ms, action, got list")
+        "pfc_watchdog must be a mapping with keys detection_ms, restoration_ms, action, got [] of type list")
     assert _message(_cls, pfc_watchdog={"detection_ms": 99}) == (
         "pfc_watchdog.detection_ms 99 is outside 100..5000; milliseconds a queue may stay paused before the "
         "watchdog acts (SONiC PFC_WD detection_time range; default 200)")
@@ -76,7 +76,7 @@ def test_watchdog_refusals_in_full():
 # ---------------------------------------------------------------- host side
 def test_host_refusals_in_full():
     cls = _cls()
-    assert _message(check_host, cls, []) == "host must be a mapping with keys priority, dscp, got list"
+    assert _message(check_host, cls, []) == "host must be a mapping with keys priority, dscp, got [] of type list"
     assert _message(check_host, cls, {"priority": 3}) == (
         "host needs priority and dscp (the NIC's PFC priority and the DSCP it marks RoCE with)")
     assert _message(check_host, cls, {"priority": 8, "dscp": [26]}) == (
@@ -137,6 +137,10 @@ def test_eos_queue_7_in_full():
 _HR8 = {"Ethernet0": HEADROOM["Ethernet0"]}
 _KEYS = "priority, dscp, queue, default_priority, lossless_bandwidth_percent, ecn, pfc_watchdog, ports, headroom"
 _PORT_KEYS = "name, speed_gbps, cable_m, mtu, lossless_mtu, ns_per_m, phy_delay_ns, peer_response_bits, xon_bytes"
+# Unknown keys are refused with the allowed ones sorted, and where the lossless class is described.
+_SORTED_KEYS = ", ".join(sorted(_KEYS.split(", ")))
+_SORTED_PORT_KEYS = ", ".join(sorted(_PORT_KEYS.split(", ")))
+_DOCS = "the lossless class is described in docs/roce-switch.md"
 _QUEUE_FIX = ("egress queue (traffic class) of the lossless priority, defaults to the priority; queue 0 is the "
               "best-effort queue that priorities displaced from the lossless queue use")
 _CABLE_FIX = "whole metres of cable to the peer, as 5 or '5m' (NVUE and SONiC CABLE_LENGTH take whole metres)"
@@ -150,11 +154,12 @@ def _port(**over):
 
 DESCRIPTION_REFUSALS = [
     ("unknown keys", {"colour": 1, "bogus": 2},
-     "lossless class: unknown key(s) bogus, colour; the keys are %s" % _KEYS),
+     "lossless class has unknown key(s) 'bogus', 'colour'; allowed: %s; %s" % (_SORTED_KEYS, _DOCS)),
     ("priority text", {"priority": "3"},
-     "priority must be an integer in 0..7, got '3'; the 802.1p priority PFC pauses; RoCE convention is 3"),
+     "priority must be an integer in 0..7, got '3' of type str; the 802.1p priority PFC pauses; RoCE convention is 3"),
     ("priority bool", {"priority": True},
-     "priority must be an integer in 0..7, got True; the 802.1p priority PFC pauses; RoCE convention is 3"),
+     "priority must be an integer in 0..7, got True of type bool; the 802.1p priority PFC pauses; RoCE convention "
+     "is 3"),
     ("priority 8", {"priority": 8}, "priority 8 is outside 0..7; the 802.1p priority PFC pauses; RoCE convention is 3"),
     ("default_priority 9", {"default_priority": 9},
      "default_priority 9 is outside 0..7; the priority every other DSCP goes to; normally 0"),
@@ -169,12 +174,14 @@ DESCRIPTION_REFUSALS = [
     ("bandwidth 100", {"lossless_bandwidth_percent": 100},
      "lossless_bandwidth_percent 100 is outside 1..99; ETS share of the lossless queue; the best-effort queue gets "
      "the rest (default 50)"),
-    ("dscp empty", {"dscp": []}, "dscp must be a non-empty list of DSCP values 0..63, got []; RoCE uses [26]"),
-    ("dscp text", {"dscp": "26"}, "dscp must be a non-empty list of DSCP values 0..63, got '26'; RoCE uses [26]"),
+    ("dscp empty", {"dscp": []}, "dscp must not be empty; RoCE uses [26]"),
+    ("dscp text", {"dscp": "26"},
+     "dscp must be a non-empty list of DSCP values 0..63, got '26' of type str; RoCE uses [26]"),
     ("dscp 64", {"dscp": [26, 64]}, "dscp[1] 64 is outside 0..63; DSCP is the 6-bit field of the IP TOS byte"),
     ("dscp twice", {"dscp": [26, 24, 26]}, "dscp lists DSCP 26 twice (positions 0 and 2); list each value once"),
     ("ecn not a mapping", {"ecn": 1},
-     "ecn must be a mapping with keys min_threshold_bytes, max_threshold_bytes, probability_percent, got int"),
+     "ecn must be a mapping with keys min_threshold_bytes, max_threshold_bytes, probability_percent, got 1 of type "
+     "int"),
     ("ecn min 0", {"ecn": {"min_threshold_bytes": 0}},
      "ecn.min_threshold_bytes 0 is outside 1..256000000; queue depth in bytes where marking starts (Cumulus RoCE "
      "default 150000)"),
@@ -187,16 +194,14 @@ DESCRIPTION_REFUSALS = [
     ("ecn probability 0", {"ecn": {"probability_percent": 0}},
      "ecn.probability_percent 0 is outside 1..100; marking probability at the maximum threshold in percent "
      "(SONiC/EOS/NVUE all take 1..100)"),
-    ("ports empty", {"ports": []},
-     "ports must be a non-empty list of {name, speed_gbps, cable_m}, got []; list every switch port that carries "
-     "RoCE"),
+    ("ports empty", {"ports": []}, "ports must not be empty; list every switch port that carries RoCE"),
     ("ports text", {"ports": "Ethernet0"},
-     "ports must be a non-empty list of {name, speed_gbps, cable_m}, got 'Ethernet0'; list every switch port that "
-     "carries RoCE"),
+     "ports must be a non-empty list of {name, speed_gbps, cable_m}, got 'Ethernet0' of type str; list every switch "
+     "port that carries RoCE"),
     ("port not a mapping", {"ports": ["Ethernet0"]},
-     "ports[0] must be a mapping with keys %s, got str" % _PORT_KEYS),
+     "ports[0] must be a mapping with keys %s, got 'Ethernet0' of type str" % _PORT_KEYS),
     ("port unknown key", {"ports": [_port(colour=1)]},
-     "ports[0]: unknown key(s) colour; the keys are %s" % _PORT_KEYS),
+     "ports[0] has unknown key(s) 'colour'; allowed: %s; %s" % (_SORTED_PORT_KEYS, _DOCS)),
     ("port lacks keys", {"ports": [{"name": "Ethernet0"}]},
      "ports[0] lacks speed_gbps, cable_m; each port needs name, speed_gbps and cable_m"),
     ("port twice", {"ports": [PORTS[0], PORTS[1], PORTS[0]]},
@@ -209,7 +214,7 @@ DESCRIPTION_REFUSALS = [
      "ports[0].speed_gbps True is not an Ethernet speed; use one of 10, 25, 40, 50, 100, 200, 400, 800 (Gb/s)"),
     ("port cable 0", {"ports": [_port(cable_m=0)]}, "ports[0].cable_m 0 is outside 1..100000; " + _CABLE_FIX),
     ("port cable km", {"ports": [_port(cable_m="5 km")]},
-     "ports[0].cable_m must be an integer in 1..100000, got '5 km'; " + _CABLE_FIX),
+     "ports[0].cable_m must be an integer in 1..100000, got '5 km' of type str; " + _CABLE_FIX),
 ]
 
 
@@ -222,7 +227,8 @@ def test_description_refusals_in_full(over, message):
 
 
 def test_description_shape_refusals_in_full():
-    assert _message(parse_lossless_class, []) == "lossless class must be a mapping with keys %s, got list" % _KEYS
+    assert _message(parse_lossless_class, []) == (
+        "lossless class must be a mapping with keys %s, got [] of type list" % _KEYS)
     assert _message(parse_lossless_class, {"priority": 3}) == (
         "lossless class lacks ports; list the RoCE ports as {name, speed_gbps, cable_m}")
 
@@ -239,7 +245,7 @@ def _with(name, value):
 
 
 HEADROOM_REFUSALS = [
-    ("not a mapping", 5, "headroom must be a mapping port -> {xoff, xon, size} in bytes, got int"),
+    ("not a mapping", 5, "headroom must be a mapping port -> {xoff, xon, size} in bytes, got 5 of type int"),
     ("stray port", _with("Ethernet16", HEADROOM["Ethernet0"]),
      "headroom names port(s) Ethernet16 that are not in ports (Ethernet0, Ethernet8); fix the port name or add the "
      "port"),
@@ -253,7 +259,7 @@ HEADROOM_REFUSALS = [
      "headroom lacks port(s) Ethernet0, Ethernet8; every lossless port needs its PFC headroom (run "
      "gpufleet.cluster.pfc_headroom over the same ports)"),
     ("entry not a mapping", _with("Ethernet8", [1]),
-     "headroom[Ethernet8] must be a mapping with keys xoff, xon, size, got list"),
+     "headroom[Ethernet8] must be a mapping with keys xoff, xon, size, got [1] of type list"),
     ("entry lacks keys", _with("Ethernet8", {"xoff": 1}),
      "headroom[Ethernet8] lacks xon, size; give xoff, xon and size in bytes"),
     ("xoff 0", _with("Ethernet8", {"xoff": 0, "xon": 0, "size": 0}),
