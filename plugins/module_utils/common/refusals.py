@@ -11,6 +11,8 @@ wording:
 * ``describe(value)``: the value as ``repr``, cut to 80 characters;
 * ``must_be(where, value, what, error)``: ``<where> must be <what>, got <value> of type <type>``;
 * ``mapping_of`` / ``list_of``: that refusal for a mapping, or a list (a string is never a list);
+* ``integer_in(where, value, low, high, error)``: an int (never a bool) in low..high, refused as
+  ``<where> must be an integer in <low>..<high>, got ...`` or ``<where> <value> is outside <low>..<high>``;
 * ``unknown_keys(where, value, allowed, error)``:
   ``<where> has unknown key(s) 'a', 'b'; allowed: x, y``.
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Type
 
-__all__ = ["describe", "type_name", "must_be", "mapping_of", "list_of", "unknown_keys"]
+__all__ = ["describe", "type_name", "must_be", "mapping_of", "list_of", "integer_in", "unknown_keys"]
 
 #: A value named in a message is cut to this many characters (its repr).
 DESCRIBE_LIMIT = 80
@@ -67,6 +69,16 @@ def list_of(where: str, value: Any, error: Type[Exception], what: str = "a list"
         raise must_be(where, value, what, error, hint)
     if not value and not allow_empty:
         raise error(_hinted("%s must not be empty" % where, hint))
+    return value
+
+
+def integer_in(where: str, value: Any, low: int, high: int, error: Type[Exception],
+               hint: Optional[str] = None) -> int:
+    """``value`` when it is an int in ``low..high``; a bool (YAML ``true``) is never a number here."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise must_be(where, value, "an integer in %d..%d" % (low, high), error, hint)
+    if not low <= value <= high:
+        raise error(_hinted("%s %d is outside %d..%d" % (where, value, low, high), hint))
     return value
 
 

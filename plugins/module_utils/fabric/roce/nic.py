@@ -22,6 +22,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import integer_in, list_of
+
 
 class RoceNicError(ValueError):
     """A RoCE NIC setting that would not give a lossless RoCE path, or a NIC state that cannot be read."""
@@ -54,11 +56,7 @@ def ecn_of_tos(tos: int) -> int:
 
 
 def _check_int(where: str, value: Any, low: int, high: int, fix: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RoceNicError("%s must be an integer in %d..%d, got %r; %s" % (where, low, high, value, fix))
-    if not low <= value <= high:
-        raise RoceNicError("%s %d is outside %d..%d; %s" % (where, value, low, high, fix))
-    return value
+    return integer_in(where, value, low, high, RoceNicError, fix)
 
 
 # ---------------------------------------------------------------- desired state
@@ -84,8 +82,8 @@ def desired_state(priority: Any = 3, dscp: Any = (26,), tos: Any = None, default
                            % (default_priority, priority))
     if isinstance(dscp, int) and not isinstance(dscp, bool):
         dscp = [dscp]
-    if not isinstance(dscp, (list, tuple)) or not dscp:
-        raise RoceNicError("dscp must be a non-empty list of DSCP values 0..63, got %r; RoCE uses [26]" % (dscp,))
+    list_of("dscp", dscp, RoceNicError, "a non-empty list of DSCP values 0..63", allow_empty=False,
+            hint="RoCE uses [26]")
     values: List[int] = []
     for i, item in enumerate(dscp):
         value = _check_int("dscp[%d]" % i, item, 0, 63, "DSCP is the 6-bit field of the ToS byte")

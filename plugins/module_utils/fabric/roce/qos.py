@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
-    list_of, mapping_of, must_be, unknown_keys,
+    integer_in, list_of, mapping_of, unknown_keys,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.pfc_headroom import check_port_name
 
@@ -131,11 +131,7 @@ class LosslessClass:
 # ---------------------------------------------------------------- field checks
 def _int(where: str, value: Any, low: int, high: int, fix: str) -> int:
     # bool is an int in Python; 'true' for a priority is always a mistake.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise must_be(where, value, "an integer in %d..%d" % (low, high), RoceQosError, fix)
-    if not low <= value <= high:
-        raise RoceQosError("%s %d is outside %d..%d; %s" % (where, value, low, high, fix))
-    return value
+    return integer_in(where, value, low, high, RoceQosError, fix)
 
 
 def _mapping(where: str, value: Any, keys: Tuple[str, ...]) -> Mapping[str, Any]:

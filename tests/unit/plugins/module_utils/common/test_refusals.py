@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import refusals
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
-    DESCRIBE_LIMIT, describe, list_of, mapping_of, must_be, type_name, unknown_keys,
+    DESCRIBE_LIMIT, describe, integer_in, list_of, mapping_of, must_be, type_name, unknown_keys,
 )
 
 
@@ -74,6 +74,22 @@ def test_list_of_refuses_an_empty_list_only_when_asked():
     assert str(err.value) == "ports must not be empty; list every switch port that carries RoCE"
 
 
+def test_integer_in_takes_ints_in_range_never_a_bool():
+    assert integer_in("priority", 0, 0, 7, DomainError) == 0 and integer_in("priority", 7, 0, 7, DomainError) == 7
+    for value, kind in ((True, "bool"), ("3", "str"), (3.0, "float"), (None, "NoneType")):
+        with pytest.raises(DomainError) as err:
+            integer_in("priority", value, 0, 7, DomainError, hint="RoCE convention is 3")
+        assert str(err.value) == "priority must be an integer in 0..7, got %r of type %s; RoCE convention is 3" % (
+            value, kind)
+    for value in (-1, 8):
+        with pytest.raises(DomainError) as err:
+            integer_in("priority", value, 0, 7, DomainError)
+        assert str(err.value) == "priority %d is outside 0..7" % value
+    with pytest.raises(DomainError) as err:
+        integer_in("queue", 0, 1, 7, DomainError, hint="queue 0 is the best-effort queue")
+    assert str(err.value) == "queue 0 is outside 1..7; queue 0 is the best-effort queue"
+
+
 # ---------------------------------------------------------------- unknown keys
 def test_unknown_keys_names_them_and_the_allowed_ones_sorted():
     unknown_keys("ecn", {"np": True}, ["rp", "np"], DomainError)                  # all known: nothing raised
@@ -87,7 +103,7 @@ def test_unknown_keys_names_them_and_the_allowed_ones_sorted():
 
 def test_the_module_exports_exactly_its_helpers():
     assert sorted(refusals.__all__) == sorted(["describe", "type_name", "must_be", "mapping_of", "list_of",
-                                               "unknown_keys"])
+                                               "integer_in", "unknown_keys"])
 
 
 # ---------------------------------------------------------------- property: every refusal names where
@@ -103,6 +119,7 @@ def _refusals(where, value, hint):
     """Every refusal the helpers can make of value at where (those that refuse it), as exceptions."""
     found = [must_be(where, value, "a thing", DomainError, hint)]
     for check in (lambda: mapping_of(where, value, DomainError, hint=hint),
+                  lambda: integer_in(where, value, 0, 7, DomainError, hint),
                   lambda: list_of(where, value, DomainError, allow_empty=False, hint=hint),
                   lambda: unknown_keys(where, value if isinstance(value, dict) else {"k": value}, ["other"],
                                        DomainError, hint)):
