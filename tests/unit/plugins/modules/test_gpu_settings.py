@@ -142,7 +142,8 @@ def test_bad_locked_clocks_name_the_range(run_main, node, args):
 
 
 @pytest.mark.parametrize("options,words", [
-    ({"power_limit": "lots"}, "gpu_settings: power_limit must be watts (for example 500) or 'default', got 'lots'"),
+    ({"power_limit": "lots"},
+     "gpu_settings: power_limit must be watts (for example 500) or 'default', got 'lots' of type str"),
     ({"locked_clocks": [1980, 345]}, "gpu_settings: locked_clocks min_mhz 1980 is above max_mhz 345"),
     ({"gpus": ["8"], "power_limit": 500}, "gpu_settings: no GPU matches 8; give an index, a UUID or a PCI bus id"),
 ])
