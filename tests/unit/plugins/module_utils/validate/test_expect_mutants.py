@@ -22,6 +22,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect i
 
 LUSTRE = {"osts": 16, "oss": 4, "mountpoint": "/lustre"}
 PLAN = {"ost_bw_gbs": 5}
+NAN_HINT = "; NaN, infinity, 0 and negative numbers would make every run pass or every run fail"
 
 
 def test_not_applicable_has_every_field():
@@ -45,11 +46,12 @@ def test_filesystem_floor_without_a_path():
     assert result["value"] == 0.5
 
 
-@pytest.mark.parametrize("bad, shown", [(0, "0"), (-1, "-1"), ("2", "'2'"), (True, "True"), (None, "None")])
+@pytest.mark.parametrize("bad, shown", [(0, "0 of type int"), (-1, "-1 of type int"), ("2", "'2' of type str"),
+                                         (True, "True of type bool"), (None, "None of type NoneType")])
 def test_filesystem_floor_refusals(bad, shown):
     with pytest.raises(ExpectationError) as err:
         expect_filesystem(bad)
-    assert str(err.value) == "min_gbs is %s, expected the floor in GB/s (a finite number > 0, 0.001..10000000)" % shown
+    assert str(err.value) == "min_gbs must be the floor in GB/s (a finite number > 0, 0.001..10000000), got %s" % shown
 
 
 def test_lustre_floor_is_80_percent_of_the_osts():
@@ -82,10 +84,10 @@ def test_lustre_not_applicable_without_servers_or_file_system():
 
 
 @pytest.mark.parametrize("lustre, plan, fraction, said", [
-    (LUSTRE, PLAN, 0, "fraction is 0, expected a fraction in [0.01, 1], e.g. 0.9"),
-    ({"osts": 0}, PLAN, 0.8, "gpufleet_lustre.osts is 0, expected a whole number 1..100000"),
-    (LUSTRE, {"ost_bw_gbs": "fast"}, 0.8, "gpufleet_plan_lustre.ost_bw_gbs is 'fast', expected "
-     "a finite number > 0 (0.001..10000000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
+    (LUSTRE, PLAN, 0, "fraction must be a fraction in [0.01, 1], got 0 of type int; e.g. 0.9"),
+    ({"osts": 0}, PLAN, 0.8, "gpufleet_lustre.osts must be a whole number 1..100000, got 0 of type int"),
+    (LUSTRE, {"ost_bw_gbs": "fast"}, 0.8, "gpufleet_plan_lustre.ost_bw_gbs must be a finite number > 0 "
+     "(0.001..10000000), got 'fast' of type str" + NAN_HINT),
 ])
 def test_lustre_refusals_name_the_variable(lustre, plan, fraction, said):
     hardware = {"gpufleet_lustre": lustre, "gpufleet_plan_lustre": plan}
@@ -99,7 +101,8 @@ def test_rdma_info_that_is_not_a_port_list_is_refused(rdma_info, kind):
     hardware = {"gpufleet_fabric": {"kind": "roce", "rate_gbps": 400}}
     with pytest.raises(ExpectationError) as err:
         expect_rdma(hardware, rdma_info=rdma_info)
-    assert str(err.value) == "rdma_info must be the rdma_info module's result or its ports list, got %s" % kind
+    assert str(err.value) == "rdma_info must be the rdma_info module's result or its ports list, got %r of type %s" % (
+        rdma_info, kind)
 
 
 H100 = "NVIDIA H100 80GB HBM3"
@@ -155,12 +158,12 @@ def test_gpu_not_applicable_cases():
 
 
 @pytest.mark.parametrize("profile, said", [
-    ({"power_limit_w": "lots"}, "gpu_tuning_node_profile.power_limit_w (watts or default) is 'lots', expected a finite number > 0 "
-     "(0.001..10000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
+    ({"power_limit_w": "lots"}, "gpu_tuning_node_profile.power_limit_w (watts or default) must be a finite number > 0 "
+     "(0.001..10000), got 'lots' of type str" + NAN_HINT),
     ({"application_clocks": [1]},
-     "gpu_tuning_node_profile.application_clocks is [1], expected [memory_mhz, graphics_mhz]"),
+     "gpu_tuning_node_profile.application_clocks must be [memory_mhz, graphics_mhz], got [1] of type list"),
     ({"application_clocks": "max"},
-     "gpu_tuning_node_profile.application_clocks is 'max', expected [memory_mhz, graphics_mhz] or default"),
+     "gpu_tuning_node_profile.application_clocks must be [memory_mhz, graphics_mhz] or default, got 'max' of type str"),
 ])
 def test_gpu_refusals_name_the_variable(profile, said):
     with pytest.raises(ExpectationError) as err:
@@ -221,16 +224,20 @@ def test_rdma_not_applicable_without_hcas_keeps_its_kind():
 
 
 @pytest.mark.parametrize("hardware, options, said", [
-    ({}, {}, "gpufleet_fabric is None, expected a dict (see docs/inventory.md); pass it in hardware="),
-    ({"gpufleet_fabric": {"kind": "ethernet"}}, {}, "gpufleet_fabric.kind is 'ethernet', expected infiniband or roce"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"metric": "bandwidth"}, "metric is 'bandwidth', expected bw or lat"),
-    ({"gpufleet_fabric": {"kind": "roce"}}, {}, "gpufleet_fabric.rate_gbps is None, expected "
-     "a finite number > 0 (0.001..10000000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
-    ({"gpufleet_fabric": {"kind": "roce", "rate_gbps": 0}}, {}, "gpufleet_fabric.rate_gbps is 0, expected "
-     "a finite number > 0 (0.001..10000000; NaN, infinity, 0 and negative numbers would make every run pass or every run fail)"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 0}, "fraction is 0, expected a fraction in [0.01, 1], e.g. 0.9"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 1.5}, "fraction is 1.5, expected a fraction in [0.01, 1], e.g. 0.9"),
-    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": "0.9"}, "fraction is '0.9', expected a fraction in [0.01, 1], e.g. 0.9"),
+    ({}, {}, "gpufleet_fabric must be a dict, got None of type NoneType; see docs/inventory.md; pass it in hardware="),
+    ({"gpufleet_fabric": {"kind": "ethernet"}}, {},
+     "gpufleet_fabric.kind must be infiniband or roce, got 'ethernet' of type str"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"metric": "bandwidth"}, "metric must be bw or lat, got 'bandwidth' of type str"),
+    ({"gpufleet_fabric": {"kind": "roce"}}, {}, "gpufleet_fabric.rate_gbps must be a finite number > 0 "
+     "(0.001..10000000), got None of type NoneType" + NAN_HINT),
+    ({"gpufleet_fabric": {"kind": "roce", "rate_gbps": 0}}, {}, "gpufleet_fabric.rate_gbps must be a finite number > 0 "
+     "(0.001..10000000), got 0 of type int" + NAN_HINT),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 0},
+     "fraction must be a fraction in [0.01, 1], got 0 of type int; e.g. 0.9"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": 1.5},
+     "fraction must be a fraction in [0.01, 1], got 1.5 of type float; e.g. 0.9"),
+    ({"gpufleet_fabric": FABRIC_IB}, {"fraction": "0.9"},
+     "fraction must be a fraction in [0.01, 1], got '0.9' of type str; e.g. 0.9"),
 ])
 def test_rdma_refusals_whole_message(hardware, options, said):
     with pytest.raises(ExpectationError) as err:
@@ -292,15 +299,16 @@ def test_nccl_not_applicable_cases():
 
 
 @pytest.mark.parametrize("node, options, said", [
-    (NODE, {"nodes": "2"}, "nodes is '2', expected the number of nodes in the run (an integer 1..100000)"),
-    (NODE, {"nodes": 1, "fraction": 2}, "fraction is 2, expected a fraction in [0.01, 1], e.g. 0.9"),
+    (NODE, {"nodes": "2"}, "nodes must be the number of nodes in the run (an integer 1..100000), got '2' of type str"),
+    (NODE, {"nodes": 1, "fraction": 2}, "fraction must be a fraction in [0.01, 1], got 2 of type int; e.g. 0.9"),
     (dict(NODE, gpu_model="Quadro RTX"), {"nodes": 1},
      "no NVLink bandwidth known for gpufleet_hardware.gpu_model 'Quadro RTX' (known: A100-SXM, B200, GB200, H100-SXM, "
      "H200-SXM); pass nvlink_gbs=<per-GPU unidirectional GB/s>"),
     ({"gpus": 8}, {"nodes": 1},
      "no NVLink bandwidth known for gpufleet_hardware.gpu_model '' (known: A100-SXM, B200, GB200, H100-SXM, "
      "H200-SXM); pass nvlink_gbs=<per-GPU unidirectional GB/s>"),
-    (dict(NODE, rdma_hcas="eight"), {"nodes": 2}, "gpufleet_hardware.rdma_hcas is 'eight', expected a whole number 1..1024"),
+    (dict(NODE, rdma_hcas="eight"), {"nodes": 2},
+     "gpufleet_hardware.rdma_hcas must be a whole number 1..1024, got 'eight' of type str"),
 ])
 def test_nccl_refusals_whole_message(node, options, said):
     with pytest.raises(ExpectationError) as err:
@@ -314,8 +322,9 @@ def test_expect_passes_options_to_lustre():
 
 
 @pytest.mark.parametrize("kind, hardware, said", [
-    ("rdma", [], "hardware is list, expected a dict of the inventory variables (gpufleet_fabric, gpufleet_hardware, ...)"),
-    ("disk", {}, "kind is 'disk', expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"),
+    ("rdma", [], "hardware must be a dict of the inventory variables (gpufleet_fabric, gpufleet_hardware, ...), got [] "
+     "of type list"),
+    ("disk", {}, "kind must be one of rdma, rdma_lat, nccl, lustre, filesystem, gpu, got 'disk' of type str"),
 ])
 def test_expect_refusals_whole_message(kind, hardware, said):
     with pytest.raises(ExpectationError) as err:
@@ -356,8 +365,11 @@ def test_a_port_rate_of_zero_is_no_rate_and_one_below_a_gigabit_is_one():
 
 
 @pytest.mark.parametrize("clocks, said", [
-    ([0, 1980], "gpu_tuning_profiles['M'].application_clocks[0] (memory MHz) is 0, expected a whole number 1..100000"),
-    ([2619, 0], "gpu_tuning_profiles['M'].application_clocks[1] (graphics MHz) is 0, expected a whole number 1..100000"),
+    ([0, 1980],
+     "gpu_tuning_profiles['M'].application_clocks[0] (memory MHz) must be a whole number 1..100000, got 0 of type int"),
+    ([2619, 0],
+     "gpu_tuning_profiles['M'].application_clocks[1] (graphics MHz) must be a whole number 1..100000, got 0 of "
+     "type int"),
 ])
 def test_an_application_clock_of_zero_is_refused(clocks, said):
     with pytest.raises(ExpectationError) as caught:
@@ -372,15 +384,16 @@ def test_an_application_clock_of_one_mhz_is_accepted():
 
 @pytest.mark.parametrize("call, said", [
     (lambda: expect_rdma({"gpufleet_fabric": FABRIC_IB}, device=5),
-     "device is 5, expected an RDMA device name such as mlx5_0"),
+     "device must be an RDMA device name such as mlx5_0, got 5 of type int"),
     (lambda: expect_rdma({"gpufleet_fabric": FABRIC_IB}, bidirectional="yes"),
-     "bidirectional is 'yes', expected true or false"),
-    (lambda: expect_filesystem(1, path=7), "path is 7, expected the mount's path"),
-    (lambda: expect(7, {}), "kind is 7, expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"),
-    (lambda: expect("disk", {}), "kind is 'disk', expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"),
+     "bidirectional must be true or false, got 'yes' of type str"),
+    (lambda: expect_filesystem(1, path=7), "path must be the mount's path, got 7 of type int"),
+    (lambda: expect(7, {}), "kind must be one of rdma, rdma_lat, nccl, lustre, filesystem, gpu, got 7 of type int"),
+    (lambda: expect("disk", {}),
+     "kind must be one of rdma, rdma_lat, nccl, lustre, filesystem, gpu, got 'disk' of type str"),
     # rdma_lat passes its options on: a device that is not a name is refused there too.
     (lambda: expect("rdma_lat", {"gpufleet_fabric": FABRIC_IB}, device=5),
-     "device is 5, expected an RDMA device name such as mlx5_0"),
+     "device must be an RDMA device name such as mlx5_0, got 5 of type int"),
 ])
 def test_each_refusal_word_for_word(call, said):
     with pytest.raises(ExpectationError) as caught:

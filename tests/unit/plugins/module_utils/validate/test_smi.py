@@ -125,3 +125,10 @@ def test_errors():
         parse_query_gpu_csv("NVIDIA H100 80GB HBM3, 00000000:04:00.0\n")
     with pytest.raises(NvidiaSmiParseError, match="empty output"):
         parse_query_gpu_csv("\n")
+    with pytest.raises(NvidiaSmiParseError) as info:
+        parse_nvidia_smi_q(None)
+    assert str(info.value) == "nvidia-smi: input must be the text of nvidia-smi -q, got None of type NoneType"
+    with pytest.raises(NvidiaSmiParseError) as info:
+        parse_query_gpu_csv(["name"])
+    assert str(info.value) == ("nvidia-smi: input must be the CSV text of nvidia-smi --query-gpu, got ['name'] of "
+                               "type list")
