@@ -22,7 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import integer_in, list_of
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import integer_in, list_of, must_be
 
 
 class RoceNicError(ValueError):
@@ -102,8 +102,9 @@ def desired_state(priority: Any = 3, dscp: Any = (26,), tos: Any = None, default
         raise RoceNicError("tos %d has the ECN bits 11 (CE, congestion experienced): every packet would read as "
                            "congested and the receiver would send a CNP for each; use tos %d (ECT(0))"
                            % (tos, tos - 1))
-    if not isinstance(ecn_np, bool) or not isinstance(ecn_rp, bool):
-        raise RoceNicError("ecn np and rp must be true or false, got %r / %r" % (ecn_np, ecn_rp))
+    for where, value in (("ecn.np", ecn_np), ("ecn.rp", ecn_rp)):
+        if not isinstance(value, bool):
+            raise must_be(where, value, "true or false", RoceNicError)
     return Desired(priority, tuple(values), tos, default_priority, ecn_np, ecn_rp)
 
 

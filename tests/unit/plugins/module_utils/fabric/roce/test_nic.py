@@ -46,6 +46,8 @@ def test_desired_defaults_are_the_roce_convention():
     ({"tos": 107}, "tos 107 has the ECN bits 11 (CE"),
     ({"tos": 256}, "tos 256 is outside 0..255"),
     ({"default_priority": 3}, "default_priority 3 equals priority 3"),
+    ({"ecn_np": "yes"}, "ecn.np must be true or false, got 'yes' of type str"),
+    ({"ecn_rp": 1}, "ecn.rp must be true or false, got 1 of type int"),
 ])
 def test_desired_refusals_name_value_and_fix(kwargs, words):
     with pytest.raises(RoceNicError) as err:
