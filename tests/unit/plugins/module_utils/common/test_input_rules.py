@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import DpkgStatusError, installed_versions
+from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status import (
+    DpkgStatusError, installed_versions,
+)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules as rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.stack import RdmaStackError, stack_plan
 from nasty_input import HOSTILE, hostile_text, near_valid
@@ -163,7 +165,7 @@ def test_hostile_alphabet_covers_the_issue_cases():
         assert char in HOSTILE
 
 
-# ---------------------------------------------------------------- the package kind: a Debian package name (policy 5.6.1)
+# ---------------------------------------------------------------- the package kind: a Debian package name
 # What docs/input-rules.md and the roles' messages promise, written out here rather than read from the rule.
 DOCUMENTED = re.compile(r"[a-z0-9][a-z0-9+.-]{1,127}")
 NAMES = st.from_regex(r"[a-z0-9][a-z0-9+.-]{1,40}", fullmatch=True)

@@ -448,7 +448,8 @@ def test_the_edges_of_each_number_rule_are_accepted():
 
 def test_a_port_rate_of_zero_is_no_rate_and_one_below_a_gigabit_is_one():
     ports = [{"state": "ACTIVE", "rate_gbps": 0, "device": "mlx5_0"}]
-    assert expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports)["inputs"]["source"] == "gpufleet_fabric.rate_gbps"
+    source = expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports)["inputs"]["source"]
+    assert source == "gpufleet_fabric.rate_gbps"
     ports = [{"state": "ACTIVE", "rate_gbps": 0.5, "device": "mlx5_0"}]
     assert expect_rdma({"gpufleet_fabric": FABRIC_IB}, rdma_info=ports)["inputs"]["rate_gbps"] == 0.5
 
@@ -467,7 +468,8 @@ def test_an_application_clock_of_zero_is_refused(clocks, said):
 
 
 def test_an_application_clock_of_one_mhz_is_accepted():
-    result = expect("gpu", {"gpu_tuning_profiles": {"M": {"power_limit_w": 700, "application_clocks": [1, 1]}}}, model="M")
+    result = expect("gpu", {"gpu_tuning_profiles": {"M": {"power_limit_w": 700, "application_clocks": [1, 1]}}},
+                    model="M")
     assert result["application_clocks_mhz"] == {"memory": 1, "graphics": 1}
 
 

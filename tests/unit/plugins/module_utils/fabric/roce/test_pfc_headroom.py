@@ -357,8 +357,9 @@ KNOWN = "cable_m, lossless_mtu, mtu, name, ns_per_m, peer_response_bits, phy_del
     ("Ethernet0", "ports[3] must be a dict {name, speed_gbps, cable_m, mtu, ...}, got 'Ethernet0' of type str"),
     ({"speed": 400, "length": 5}, "ports[3] has unknown key(s) 'length', 'speed'; allowed: %s; speed in Gb/s as "
                                   "speed_gbps, length in m as cable_m; see docs/pfc-headroom.md" % KNOWN),
-    ({"name": 0, "speed_gbps": 400, "cable_m": 5}, "ports[3].name: 0 is not allowed; expected a switch port name such as Ethernet0, swp1s0 or "
-     "Ethernet1/1: a letter or digit, then up to 63 letters, digits, '_', '.', '/', ':' or '-'"),
+    ({"name": 0, "speed_gbps": 400, "cable_m": 5},
+     "ports[3].name: 0 is not allowed; expected a switch port name such as Ethernet0, swp1s0 or Ethernet1/1: a letter "
+     "or digit, then up to 63 letters, digits, '_', '.', '/', ':' or '-'"),
     ({"name": "Ethernet8", "cable_m": 5},
      "port 'Ethernet8' lacks speed_gbps; every port needs speed_gbps (Gb/s) and cable_m (metres)"),
     ({"speed_gbps": 400}, "port 'ports[3]' lacks cable_m; every port needs speed_gbps (Gb/s) and cable_m (metres)"),

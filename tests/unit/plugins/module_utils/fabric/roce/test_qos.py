@@ -279,7 +279,8 @@ def test_any_other_host_priority_is_refused(data, host_priority):
 
 # ---------------------------------------------------------------- every refusal in full (from make mutation)
 # Two ports and their headroom, so that a message listing ports stays short.
-TWO_PORTS = [{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5}, {"name": "Ethernet8", "speed_gbps": 400, "cable_m": 5}]
+TWO_PORTS = [{"name": "Ethernet0", "speed_gbps": 400, "cable_m": 5},
+             {"name": "Ethernet8", "speed_gbps": 400, "cable_m": 5}]
 SWP = [{"name": "swp1", "speed_gbps": 400, "cable_m": 5}]
 TWO_HEADROOM = {p["name"]: {"xoff": 122880, "xon": 19456, "size": 142336} for p in TWO_PORTS}
 
@@ -356,7 +357,8 @@ def test_platform_refusals_in_full():
     assert _message(check_platform, _two_port_cls(), "sonic") == (
         "sonic: headroom is required for BUFFER_PG/BUFFER_PROFILE; give headroom=port -> {xoff, xon, size} "
         "(the headroom filter's result)")
-    low = parse_lossless_class({"ports": TWO_PORTS, "priority": 0, "default_priority": 1, "queue": 3}, headroom=TWO_HEADROOM)
+    low = parse_lossless_class({"ports": TWO_PORTS, "priority": 0, "default_priority": 1, "queue": 3},
+                               headroom=TWO_HEADROOM)
     assert _message(check_platform, low, "sonic") == (
         "sonic: priority 0 would be PG 0, which SONiC's buffer templates give the lossy profile "
         "(BUFFER_PG Ethernet*|0 ingress_lossy_profile) and every other TC; use 1..7")
@@ -571,13 +573,15 @@ def test_the_edges_of_every_range_are_accepted():
 
 
 def test_ecn_and_watchdog_just_outside_their_ranges_are_refused():
-    assert _message(_two_port_cls, ecn={"probability_percent": 101}).startswith("ecn.probability_percent 101 is outside 1..100")
+    assert _message(_two_port_cls, ecn={"probability_percent": 101}).startswith(
+        "ecn.probability_percent 101 is outside 1..100")
     assert _message(_two_port_cls, ecn={"max_threshold_bytes": 0}).startswith("ecn.max_threshold_bytes 0 is outside ")
     assert _message(_two_port_cls, pfc_watchdog={"detection_ms": 5001}).startswith(
         "pfc_watchdog.detection_ms 5001 is outside 100..5000")
     assert _message(_two_port_cls, pfc_watchdog={"restoration_ms": 99}).startswith(
         "pfc_watchdog.restoration_ms 99 is outside 100..60000")
-    assert _message(_two_port_cls, lossless_bandwidth_percent=0).startswith("lossless_bandwidth_percent 0 is outside 1..99")
+    assert _message(_two_port_cls, lossless_bandwidth_percent=0).startswith(
+        "lossless_bandwidth_percent 0 is outside 1..99")
     assert _message(_two_port_cls, priority=-1).startswith("priority -1 is outside 0..7")
     assert _message(_two_port_cls, default_priority=8).startswith("default_priority 8 is outside 0..7")
     assert _message(_two_port_cls, dscp=[-1]).startswith("dscp[0] -1 is outside 0..63")
@@ -592,7 +596,8 @@ def test_port_edges_and_cable_spellings():
     assert [(p.name, p.speed_gbps, p.cable_m) for p in cls.ports] == [
         ("Ethernet0", 10, 1), ("Ethernet8", 800, 100000), ("Ethernet16", 400, 5), ("Ethernet24", 400, 300),
         ("Ethernet32", 400, 5)]
-    assert _message(_two_port_cls, ports=[_port(cable_m=100001)]).startswith("ports[0].cable_m 100001 is outside 1..100000")
+    assert _message(_two_port_cls, ports=[_port(cable_m=100001)]).startswith(
+        "ports[0].cable_m 100001 is outside 1..100000")
     assert _message(_two_port_cls, ports=[_port(cable_m="5m\n")]).startswith("ports[0].cable_m must be an integer")
 
 

@@ -332,7 +332,8 @@ def test_sonic_lossless_queue_other_than_priority():
     assert cfg["TC_TO_QUEUE_MAP"]["AZURE"] == {"0": "0", "1": "1", "2": "3", "3": "0", "4": "4", "5": "5", "6": "6",
                                                "7": "7"}
     assert cfg["MAP_PFC_PRIORITY_TO_QUEUE"]["AZURE"]["2"] == "3"
-    assert cfg["QUEUE"]["Ethernet0|3"]["wred_profile"] == "AZURE_LOSSLESS" and "wred_profile" not in cfg["QUEUE"]["Ethernet0|2"]
+    assert cfg["QUEUE"]["Ethernet0|3"]["wred_profile"] == "AZURE_LOSSLESS"
+    assert "wred_profile" not in cfg["QUEUE"]["Ethernet0|2"]
     assert cfg["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "2" and "Ethernet0|2" in cfg["BUFFER_PG"]
     assert cfg["SCHEDULER"]["scheduler.1"]["weight"] == "60" and cfg["SCHEDULER"]["scheduler.0"]["weight"] == "40"
     assert_lossless(read_sonic(cfg), [p["name"] for p in SONIC_PORTS], 2, [26], dscp_to_priority(
@@ -395,7 +396,8 @@ def test_sonic_merged_over_the_real_sample_keeps_its_shapes():
     # every name the merged config refers to exists in it
     for port, entry in merged["PORT_QOS_MAP"].items():
         for field, table in (("dscp_to_tc_map", "DSCP_TO_TC_MAP"), ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
-                             ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"), ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE")):
+                             ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
+                             ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE")):
             if field in entry:
                 assert entry[field] in merged[table], (port, field)
     for key, queue in merged["QUEUE"].items():
