@@ -14,9 +14,9 @@ import pwd
 import stat
 
 import pytest
-import yaml
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import munge_key as core
 from ansible_collections.gpufleet.cluster.plugins.modules import munge_key as module
+from module_results import assert_options_match_spec
 
 ME = pwd.getpwuid(os.getuid()).pw_name
 MY_GROUP = grp.getgrgid(os.getgid()).gr_name
@@ -121,11 +121,7 @@ def test_key_file_problems(tmp_path):
 
 
 def test_documentation_matches_argument_spec():
-    options = yaml.safe_load(module.DOCUMENTATION)["options"]
-    assert set(options) == set(module.ARGUMENT_SPEC)
-    for name, spec in module.ARGUMENT_SPEC.items():
-        assert options[name]["type"] == spec["type"], name
-        assert options[name].get("default") == spec.get("default"), name
+    assert_options_match_spec(module)
     assert module.ARGUMENT_SPEC["content_b64"]["no_log"] is True
 
 
