@@ -54,8 +54,8 @@ def _pick_tool(params: Params, runner: Any) -> Tuple[str, Optional[str]]:
             return name, path
     looked = " and ".join("%s (%s)" % (n, params[n + "_command"]) for n in wanted)
     raise NicQosError("tool %s: %s not found, so trust and PFC cannot be set; install mlnx-tools (mlnx_qos) or "
-                        "iproute2 (dcb), point mlnx_qos_command/dcb_command at it, or use tool sysfs to leave trust "
-                        "and PFC alone" % (tool, looked))
+                      "iproute2 (dcb), point mlnx_qos_command/dcb_command at it, or use tool sysfs to leave trust "
+                      "and PFC alone" % (tool, looked))
 
 
 def check_params(params: Params) -> None:
@@ -79,7 +79,7 @@ def check_params(params: Params) -> None:
         value = params[key]
         if not isinstance(value, str) or not value.startswith("/") or input_rules.CONTROL_RE.search(value):
             raise NicQosError("%s: %r is not allowed; expected an absolute path without control characters"
-                                % (key, value))
+                              % (key, value))
 
 
 def _resolve(entry: Dict[str, Any], sysfs_root: str) -> Port:
@@ -96,7 +96,7 @@ def _resolve(entry: Dict[str, Any], sysfs_root: str) -> Port:
                 device, port, nic_sysfs.port_dir(sysfs_root, device, port)))
         if layer != "Ethernet":
             raise NicQosError("%s port %d has link layer %s, so it is not a RoCE port; list only Ethernet "
-                                "(RoCE) ports in devices" % (device, port, layer))
+                              "(RoCE) ports in devices" % (device, port, layer))
         netdev = netdev or nic_sysfs.port_netdev(sysfs_root, device, port)
     except RoceNicError as exc:
         raise NicQosError(str(exc)) from None

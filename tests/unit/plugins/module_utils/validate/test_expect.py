@@ -17,6 +17,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect i
     na,
 )
 
+
 def test_reference_rdma_bandwidth(hardware):
     result = expect("rdma", hardware)
     # HDR: 0.9 x 200 Gb/s = 180 Gb/s = 22.5 GB/s.
@@ -136,7 +137,7 @@ def test_filesystem_floor_without_a_path():
 
 
 @pytest.mark.parametrize("bad, shown", [(0, "0 of type int"), (-1, "-1 of type int"), ("2", "'2' of type str"),
-                                         (True, "True of type bool"), (None, "None of type NoneType")])
+                                        (True, "True of type bool"), (None, "None of type NoneType")])
 def test_filesystem_floor_refusals(bad, shown):
     with pytest.raises(ExpectationError) as err:
         expect_filesystem(bad)

@@ -556,15 +556,16 @@ def test_headroom_given_twice_and_different_in_full():
 # ---------------------------------------------------------------- the edges of every range are accepted
 def test_the_edges_of_every_range_are_accepted():
     low = _two_port_cls(priority=0, default_priority=7, queue=1, lossless_bandwidth_percent=1, dscp=[0, 63],
-               ecn={"min_threshold_bytes": 1, "max_threshold_bytes": 1, "probability_percent": 1},
-               pfc_watchdog={"detection_ms": 100, "restoration_ms": 100})
+                        ecn={"min_threshold_bytes": 1, "max_threshold_bytes": 1, "probability_percent": 1},
+                        pfc_watchdog={"detection_ms": 100, "restoration_ms": 100})
     assert (low.priority, low.default_priority, low.queue, low.lossless_bandwidth_percent, low.dscp) == (
         0, 7, 1, 1, (0, 63))
     assert (low.ecn.min_threshold_bytes, low.ecn.max_threshold_bytes, low.ecn.probability_percent) == (1, 1, 1)
     assert (low.pfc_watchdog.detection_ms, low.pfc_watchdog.restoration_ms) == (100, 100)
     high = _two_port_cls(priority=7, queue=7, lossless_bandwidth_percent=99,
-                ecn={"min_threshold_bytes": 256000000, "max_threshold_bytes": 256000000, "probability_percent": 100},
-                pfc_watchdog={"detection_ms": 5000, "restoration_ms": 60000, "action": "forward"})
+                         ecn={"min_threshold_bytes": 256000000, "max_threshold_bytes": 256000000,
+                              "probability_percent": 100},
+                         pfc_watchdog={"detection_ms": 5000, "restoration_ms": 60000, "action": "forward"})
     assert (high.priority, high.queue, high.lossless_bandwidth_percent) == (7, 7, 99)
     assert (high.ecn.min_threshold_bytes, high.ecn.max_threshold_bytes, high.ecn.probability_percent) == (
         256000000, 256000000, 100)
@@ -589,10 +590,10 @@ def test_ecn_and_watchdog_just_outside_their_ranges_are_refused():
 
 def test_port_edges_and_cable_spellings():
     cls = _two_port_cls(ports=({"name": "Ethernet0", "speed_gbps": 10, "cable_m": 1},
-                      {"name": "Ethernet8", "speed_gbps": 800, "cable_m": 100000},
-                      {"name": "Ethernet16", "speed_gbps": 400, "cable_m": "5m"},
-                      {"name": "Ethernet24", "speed_gbps": 400, "cable_m": " 300 m "},
-                      {"name": "Ethernet32", "speed_gbps": 400, "cable_m": 5, "mtu": 9216, "xon_bytes": 0}))
+                        {"name": "Ethernet8", "speed_gbps": 800, "cable_m": 100000},
+                        {"name": "Ethernet16", "speed_gbps": 400, "cable_m": "5m"},
+                        {"name": "Ethernet24", "speed_gbps": 400, "cable_m": " 300 m "},
+                        {"name": "Ethernet32", "speed_gbps": 400, "cable_m": 5, "mtu": 9216, "xon_bytes": 0}))
     assert [(p.name, p.speed_gbps, p.cable_m) for p in cls.ports] == [
         ("Ethernet0", 10, 1), ("Ethernet8", 800, 100000), ("Ethernet16", 400, 5), ("Ethernet24", 400, 300),
         ("Ethernet32", 400, 5)]
