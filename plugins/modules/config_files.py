@@ -53,15 +53,11 @@ options:
         default: false
 attributes:
   check_mode:
-    support: full
     description: Reports which files would change, and their diffs, writing nothing.
   diff_mode:
-    support: full
     description: One diff per changed file, headed with its path.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 """
 
 EXAMPLES = r"""

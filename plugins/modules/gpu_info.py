@@ -42,17 +42,8 @@ options:
     description: The record of locked clocks M(gpufleet.cluster.gpu_settings) keeps; only read.
     type: path
     default: /var/lib/gpufleet/gpu-locked-clocks.json
-attributes:
-  check_mode:
-    support: full
-    description: Only reads; runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Changes nothing, so there is nothing to diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes.info_module
 requirements:
   - nvidia-ml-py (the C(pynvml) module) on the managed node
   - an NVIDIA driver (it installs NVML, C(libnvidia-ml.so.1))
@@ -220,25 +211,15 @@ cuda_driver_version_int:
   sample: 12020
 """
 
-import traceback
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
-    GpuSettingsError, list_gpus, nvml_session, select_gpus,
+    PYNVML_PACKAGE, GpuSettingsError, list_gpus, load_pynvml, nvml_session, select_gpus,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.facts import read_gpu, read_system
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.clock_record import (
     empty_state, load_locked_state, locked_view, read_boot_id,
 )
-
-try:
-    import pynvml
-except ImportError:
-    pynvml = None
-    PYNVML_IMPORT_ERROR = traceback.format_exc()
-else:
-    PYNVML_IMPORT_ERROR = None
 
 ARGUMENT_SPEC = {
     "gpus": {"type": "list", "elements": "str"},
@@ -246,11 +227,6 @@ ARGUMENT_SPEC = {
     "sysfs_root": {"type": "path", "default": "/sys"},
     "state_file": {"type": "path", "default": "/var/lib/gpufleet/gpu-locked-clocks.json"},
 }
-
-
-def _load_nvml():
-    """The pynvml module, or None when nvidia-ml-py is not installed (tests put a fake here)."""
-    return pynvml
 
 
 def _boot_id():
@@ -278,9 +254,9 @@ def run_module(params, nvml, boot_id):
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    nvml = _load_nvml()
+    nvml, import_error = load_pynvml()  # tests put a fake here
     if nvml is None:
-        module.fail_json(msg=missing_required_lib("nvidia-ml-py"), exception=PYNVML_IMPORT_ERROR)
+        module.fail_json(msg=missing_required_lib(PYNVML_PACKAGE), exception=import_error)
     try:
         result = run_module(module.params, nvml, _boot_id())
     except GpuSettingsError as exc:

@@ -59,15 +59,11 @@ options:
     default: /var/lib/gpufleet/gpu-locked-clocks.json
 attributes:
   check_mode:
-    support: full
     description: Reads the GPUs and reports what would change; calls no NVML setter and writes no state file.
   diff_mode:
-    support: full
     description: Shows, per GPU (keyed by PCI bus id), the settings asked for before and after.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 requirements:
   - nvidia-ml-py (the C(pynvml) module) on the managed node
   - an NVIDIA driver (it installs NVML, C(libnvidia-ml.so.1))
@@ -143,12 +139,10 @@ gpus:
       sample: {min: 200, max: 700, default: 700}
 """
 
-import traceback
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
-    GpuSettingsError, list_gpus, nvml_session, select_gpus,
+    PYNVML_PACKAGE, GpuSettingsError, list_gpus, load_pynvml, nvml_session, select_gpus,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.settings import (
     SETTINGS_ORDER, GpuApplyError, apply_changes, parse_desired, persistence_warnings, plan_all, read_state,
@@ -157,14 +151,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.settings impo
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.clock_record import (
     empty_state, load_locked_state, locked_record, read_boot_id, record_applied, save_locked_state,
 )
-
-try:
-    import pynvml
-except ImportError:
-    pynvml = None
-    PYNVML_IMPORT_ERROR = traceback.format_exc()
-else:
-    PYNVML_IMPORT_ERROR = None
 
 ARGUMENT_SPEC = {
     "gpus": {"type": "list", "elements": "str"},
@@ -182,11 +168,6 @@ class ModuleFailure(Exception):
     def __init__(self, msg, changed=False):
         super().__init__(msg)
         self.changed = changed
-
-
-def _load_nvml():
-    """The pynvml module, or None when nvidia-ml-py is not installed (tests put a fake here)."""
-    return pynvml
 
 
 def _boot_id():
@@ -285,9 +266,9 @@ def _record(path, record, applied, boot_id):
 
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    nvml = _load_nvml()
+    nvml, import_error = load_pynvml()  # tests put a fake here
     if nvml is None:
-        module.fail_json(msg=missing_required_lib("nvidia-ml-py"), exception=PYNVML_IMPORT_ERROR)
+        module.fail_json(msg=missing_required_lib(PYNVML_PACKAGE), exception=import_error)
     try:
         result = run_module(module.params, module.check_mode, nvml, _boot_id())
     except ModuleFailure as exc:

@@ -76,17 +76,13 @@ options:
     default: lfs
 attributes:
   check_mode:
-    support: full
     description:
       - Reads the layout and reports the C(lfs setstripe) command that would run; never runs it.
       - A missing O(path) is reported as changed (the directory would be created first, then get the layout).
   diff_mode:
-    support: full
     description: "Shows the layout before and after, one line per component, e.g. C(0-64M: 1 x 1M)."
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 notes:
   - Needs C(lfs) from the Lustre client utilities; PFL needs Lustre 2.10 or later, C(-p none) (used only on
     a component without pool that follows one with a pool) Lustre 2.11 or later.
@@ -159,6 +155,7 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.commands import CommandRunner
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import CONTROL_RE
 from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.layout import (
     LayoutError,
@@ -199,14 +196,14 @@ def _said(out, err):
 
 
 class Lfs:
-    """The lfs program run through the module, with C messages."""
+    """The lfs program run through the module's command runner (C messages)."""
 
-    def __init__(self, module, program):
-        self.module = module
+    def __init__(self, runner, program):
+        self.runner = runner
         self.program = program
 
     def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        return self.runner.run(argv)
 
     def read(self, path):
         """(normalised layout, argv that read it)."""
@@ -244,10 +241,10 @@ class Lfs:
                     and not comp["pool"])
 
 
-def _program(module, name):
+def _program(runner, name):
     if os.sep in name:
         return name
-    found = module.get_bin_path(name, opt_dirs=["/usr/sbin", "/sbin", "/usr/local/sbin"])
+    found = runner.which(name)
     if not found:
         raise ModuleFailure("the lfs command %r is not in PATH (nor /usr/sbin, /sbin); install the Lustre client "
                             "utilities or set lfs_command to its full path" % name)
@@ -294,7 +291,8 @@ def run_module(module):
                                      params["components"])
     except LayoutError as exc:
         raise ModuleFailure("desired layout for %s: %s" % (path, exc)) from None
-    lfs = Lfs(module, _program(module, params["lfs_command"]))
+    runner = CommandRunner(module, opt_dirs=["/usr/sbin", "/sbin", "/usr/local/sbin"])
+    lfs = Lfs(runner, _program(runner, params["lfs_command"]))
     if not exists:
         # Check mode only: the directory would be created by an earlier task, with no default layout of its own.
         if state == "absent":

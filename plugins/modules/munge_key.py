@@ -54,15 +54,11 @@ options:
     default: false
 attributes:
   check_mode:
-    support: full
     description: Reports what would change (a new key, a replaced key, owner or mode) without writing.
   diff_mode:
-    support: full
     description: Shows the key's fingerprint, size, mode and owner before and after; never its bytes.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 author:
   - gpufleet.cluster contributors (@gpufleet)
 """

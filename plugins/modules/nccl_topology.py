@@ -71,15 +71,11 @@ options:
     type: str
 attributes:
   check_mode:
-    support: full
     description: Reads sysfs, computes the XML and reports the change without writing.
   diff_mode:
-    support: full
     description: Shows the old and the new file content.
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 author:
   - gpufleet.cluster contributors (@gpufleet)
 """

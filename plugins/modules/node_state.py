@@ -48,16 +48,10 @@ options:
     elements: str
     default: []
 attributes:
-  check_mode:
-    support: full
-    description: The module only reads; check mode changes nothing it does.
-  diff_mode:
-    support: none
-    description: It changes nothing, so there is nothing to show.
   platform:
-    support: full
-    platforms: posix
     description: Debian and Ubuntu (C(dpkg-query)) with systemd (C(systemctl)); each is run only when asked for.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes.info_module
 """
 
 EXAMPLES = r"""

@@ -42,17 +42,8 @@ options:
         check RV(summary.ports) for that.
     type: bool
     default: false
-attributes:
-  check_mode:
-    support: full
-    description: Only reads; check mode changes nothing.
-  diff_mode:
-    support: none
-    description: Nothing is changed, so there is no diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes.info_module
 author:
   - gpufleet.cluster contributors (@gpufleet)
 """
@@ -151,6 +142,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.commands import CommandRunner
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.parse import (
     PARSERS, RdmaParseError, Reading, merge, summarise,
 )
@@ -169,19 +161,6 @@ ARGUMENT_SPEC = dict(
 
 class ModuleFailure(Exception):
     """A failure to report through fail_json."""
-
-
-class CommandRunner:
-    """Finds and runs the tools through AnsibleModule; tests pass a fake with the same two methods."""
-
-    def __init__(self, module):
-        self.module = module
-
-    def which(self, name):
-        return self.module.get_bin_path(name)
-
-    def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
 
 
 def _order(sources, sysfs_root):

@@ -199,15 +199,13 @@ options:
     default: false
 attributes:
   check_mode:
-    support: full
     description: Runs only the C(show) commands (and C(squeue) when something would be removed) and reports the changes and commands a run would make.
   diff_mode:
-    support: full
     description: One line per changed field, C(object - Field = value), before and after.
   platform:
-    support: full
-    platforms: posix
     description: A host with sacctmgr that reaches slurmdbd.
+extends_documentation_fragment:
+  - gpufleet.cluster.attributes
 notes:
   - Recorded against Slurm 22.05 (Debian 12); the outputs read are under C(tests/fixtures/slurm-accounting).
 seealso:
@@ -277,6 +275,7 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.commands import CommandRunner
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.account.plan import (
     command_failure,
     has_removals,
@@ -335,12 +334,11 @@ ARGUMENT_SPEC = {
     }, **_ASSOC)},
     "force": {"type": "bool", "default": False},
 }
-_ENV = {"LC_ALL": "C"}
 
 
-def _run(module, binary, argv):
-    """run_command on argv with its first word replaced by the binary's path."""
-    return module.run_command([binary] + list(argv[1:]), environ_update=_ENV)
+def _run(runner, binary, argv):
+    """argv run with its first word replaced by the binary's path."""
+    return runner.run([binary] + list(argv[1:]))
 
 
 def run_module(module):
@@ -349,7 +347,8 @@ def run_module(module):
         pol = policy(params)
     except SlurmAccountError as exc:
         module.fail_json(msg="slurm_account: refusing the policy for cluster %r: %s" % (params.get("cluster"), exc))
-    sacctmgr = module.get_bin_path("sacctmgr")
+    runner = CommandRunner(module)
+    sacctmgr = runner.which("sacctmgr")
     if not sacctmgr:
         module.fail_json(msg="slurm_account: sacctmgr was not found on this host; run the module on the host that "
                              "runs slurmdbd (or one with Slurm's client commands)")
@@ -363,7 +362,7 @@ def run_module(module):
         wanted.update(("user", "assoc"))
     outputs = {}
     for name in sorted(wanted):
-        rc, out, err = _run(module, sacctmgr, shows[name])
+        rc, out, err = _run(runner, sacctmgr, shows[name])
         if rc != 0:
             module.fail_json(msg="slurm_account: reading the accounting database failed: %s (exit %s): %s"
                                  % (" ".join(shows[name]), rc, (err or out).strip()), command=shows[name])
@@ -372,7 +371,7 @@ def run_module(module):
         state = read_state(pol.cluster, outputs)
         jobs, unread = [], ""
         if has_removals(pol, state):
-            jobs, unread = _jobs(module)
+            jobs, unread = _jobs(runner)
         result = plan(pol, state, jobs, unread)
     except SlurmAccountError as exc:
         module.fail_json(msg="slurm_account: cluster %s: %s" % (pol.cluster, exc))
@@ -383,7 +382,7 @@ def run_module(module):
     done = []
     if not module.check_mode:
         for argv in result.commands:
-            rc, out, err = _run(module, sacctmgr, argv)
+            rc, out, err = _run(runner, sacctmgr, argv)
             failure = command_failure(argv, rc, out, err)
             if failure:
                 module.fail_json(msg="slurm_account: %s" % failure, changed=bool(done), commands_run=done,
@@ -392,13 +391,13 @@ def run_module(module):
     return {"changed": result.changed, "changes": changes, "commands": result.commands, "diff": result.diff()}
 
 
-def _jobs(module):
+def _jobs(runner):
     """squeue's pending and running jobs, or None and why they could not be read."""
-    squeue = module.get_bin_path("squeue")
+    squeue = runner.which("squeue")
     if not squeue:
         return None, "squeue was not found on this host"
     argv = squeue_command()
-    rc, out, err = module.run_command([squeue] + argv[1:], environ_update=_ENV)
+    rc, out, err = _run(runner, squeue, argv)
     if rc != 0:
         return None, "%s failed (exit %s): %s" % (" ".join(argv), rc, (err or out).strip())
     return read_jobs(out), ""

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 
 TYPES = ("deb", "deb-src")
 
@@ -78,7 +79,7 @@ def check_field(kind: str, where: str, value: Any) -> str:
     """A URI, suite or component that a deb822 stanza can hold; AptSourcesError naming ``where`` otherwise."""
     pattern, allowed = FIELD_RULES[kind]
     if not isinstance(value, str):
-        raise AptSourcesError("%s must be a string (%s), got %r of type %s" % (where, allowed, value, type(value).__name__))
+        raise must_be(where, value, "a string (%s)" % allowed, AptSourcesError)
     if input_rules.CONTROL_RE.search(value):
         raise AptSourcesError("%s: %r is not allowed; expected %s (a line break would start a new deb822 field)"
                               % (where, value, allowed))

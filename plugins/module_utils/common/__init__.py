@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The collection's shared rules: the input rules every value passes before it reaches a file, unit,
 command, SQL or path; the file rules; the one set of refusal helpers (naming a value, type checks,
-unknown keys).
+unknown keys); the modules' one command runner.
 
 Private to the gpufleet.cluster collection: not a public API, and it may change in any release.
 """

@@ -14,6 +14,7 @@ import re
 from typing import Any, Optional, Type, Union
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 
 __all__ = ["FileRuleError", "absolute_path", "account", "mode"]
 
@@ -36,7 +37,7 @@ _MODE_ALLOWED = "an octal mode as a string ('0644'), a number up to 0o7777, or a
 def absolute_path(where: str, value: Any, error: Type[Exception] = FileRuleError) -> str:
     """An absolute file path with plain components (no '..' that could climb out of the directory meant)."""
     if not isinstance(value, str):
-        raise error("%s must be a string (%s), got %r of type %s" % (where, _PATH_ALLOWED, value, type(value).__name__))
+        raise must_be(where, value, "a string (%s)" % _PATH_ALLOWED, error)
     if input_rules.CONTROL_RE.search(value) or len(value) > 4096 or not _PATH_RE.fullmatch(value):
         raise error("%s: %r is not allowed; expected %s" % (where, value, _PATH_ALLOWED))
     return value
@@ -56,7 +57,7 @@ def mode(where: str, value: Any, error: Type[Exception] = FileRuleError) -> Unio
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise error("%s: %r (%s) is not allowed; expected %s" % (where, value, type(value).__name__, _MODE_ALLOWED))
+        raise must_be(where, value, _MODE_ALLOWED, error)
     if isinstance(value, int):
         if not 0 <= value <= 0o7777:
             raise error("%s: %r is not allowed; expected %s" % (where, value, _MODE_ALLOWED))

@@ -26,7 +26,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Type
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import describe as _describe, unknown_keys
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    describe, list_of, mapping_of, must_be, unknown_keys,
+)
 
 __all__ = [
     "InputRuleError", "Rule", "RULES", "check", "is_valid", "invalid_entries", "free_text", "plain_name", "integer",
@@ -112,13 +114,12 @@ RULES = {rule.kind: rule for rule in (
 
 
 def _fail(error: Type[Exception], where: str, value: Any, allowed: str) -> None:
-    raise error("%s: %s is not allowed; expected %s" % (where, _describe(value), allowed))
+    raise error("%s: %s is not allowed; expected %s" % (where, describe(value), allowed))
 
 
 def _string(where: str, value: Any, error: Type[Exception], what: str) -> str:
     if not isinstance(value, str):
-        raise error("%s must be a string (%s), got %s of type %s"
-                    % (where, what, _describe(value), type(value).__name__))
+        raise must_be(where, value, "a string (%s)" % what, error)
     return value
 
 
@@ -146,9 +147,7 @@ def invalid_entries(kind: str, values: Any, what: str = "values", error: Type[Ex
     """The entries of the list ``values`` that are not valid ``kind`` values, as given and in order (non-strings
     included): what a role's preflight names when it refuses a list. Anything but a list or tuple is refused,
     ``what`` naming what it should hold."""
-    if not isinstance(values, (list, tuple)):
-        raise error("input must be a list of %s, got %s of type %s" % (what, _describe(values), type(values).__name__))
-    return [value for value in values if not is_valid(kind, value)]
+    return [value for value in list_of("input", values, error, "a list of %s" % what) if not is_valid(kind, value)]
 
 
 def plain_name(where: str, value: Any, error: Type[Exception] = InputRuleError) -> str:
@@ -174,7 +173,7 @@ def integer(where: str, value: Any, error: Type[Exception] = InputRuleError, *,
             minimum: Optional[int] = None, maximum: Optional[int] = None) -> int:
     """A whole number (not a bool, not a string, not a float) within [minimum, maximum]."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise error("%s must be a whole number, got %s of type %s" % (where, _describe(value), type(value).__name__))
+        raise must_be(where, value, "a whole number", error)
     _in_range(where, value, error, minimum, maximum)
     return value
 
@@ -185,7 +184,7 @@ def number(where: str, value: Any, error: Type[Exception] = InputRuleError, *,
     """A finite int or float (not a bool, not a string, not NaN or infinity) within the bounds.
     With ``exclusive_minimum`` the value must be strictly above ``minimum`` (for example > 0)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise error("%s must be a number, got %s of type %s" % (where, _describe(value), type(value).__name__))
+        raise must_be(where, value, "a number", error)
     if isinstance(value, float) and not math.isfinite(value):
         raise error("%s must be a finite number, got %r" % (where, value))
     if exclusive_minimum and minimum is not None and not value > minimum:
@@ -210,15 +209,14 @@ def port(where: str, value: Any, error: Type[Exception] = InputRuleError) -> int
 def boolean(where: str, value: Any, error: Type[Exception] = InputRuleError) -> bool:
     """A real bool (YAML true/false), not the string 'yes' or the number 1."""
     if not isinstance(value, bool):
-        raise error("%s must be true or false, got %s of type %s" % (where, _describe(value), type(value).__name__))
+        raise must_be(where, value, "true or false", error)
     return value
 
 
 def mapping(where: str, value: Any, error: Type[Exception] = InputRuleError, *,
             required: Iterable[str] = (), optional: Optional[Iterable[str]] = None) -> Mapping[str, Any]:
     """A dict with every ``required`` key; with ``optional`` given, no key outside required + optional."""
-    if not isinstance(value, Mapping):
-        raise error("%s must be a mapping, got %s of type %s" % (where, _describe(value), type(value).__name__))
+    mapping_of(where, value, error)
     required = tuple(required)
     missing = [key for key in required if key not in value]
     if missing:
@@ -238,10 +236,7 @@ def require(where: str, value: Mapping[str, Any], key: str, error: Type[Exceptio
 def string_list(where: str, value: Any, kind: str, error: Type[Exception] = InputRuleError, *,
                 allow_empty: bool = False, unique: bool = True) -> Sequence[str]:
     """A list of ``kind`` values (see RULES), optionally non-empty and without repeats."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise error("%s must be a list, got %s of type %s" % (where, _describe(value), type(value).__name__))
-    if not value and not allow_empty:
-        raise error("%s must not be empty" % where)
+    list_of(where, value, error, allow_empty=allow_empty)
     items = [check(kind, "%s[%d]" % (where, index), item, error) for index, item in enumerate(value)]
     if unique:
         seen = set()

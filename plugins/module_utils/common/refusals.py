@@ -11,8 +11,13 @@ wording:
 * ``describe(value)``: the value as ``repr``, cut to 80 characters;
 * ``must_be(where, value, what, error)``: ``<where> must be <what>, got <value> of type <type>``;
 * ``mapping_of`` / ``list_of``: that refusal for a mapping, or a list (a string is never a list);
+* ``integer_in(where, value, low, high, error)``: an int (never a bool) in low..high, refused as
+  ``<where> must be an integer in <low>..<high>, got ...`` or ``<where> <value> is outside <low>..<high>``;
 * ``unknown_keys(where, value, allowed, error)``:
-  ``<where> has unknown key(s) 'a', 'b'; allowed: x, y`` (and the caller's hint after a '; ').
+  ``<where> has unknown key(s) 'a', 'b'; allowed: x, y``.
+
+Each refusal takes an optional ``hint``, the caller's pointer to the fix (a default, the docs page), written after
+a '; '.
 
 Stdlib only; it runs on the target (modules) as well as on the controller (filters).
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Type
 
-__all__ = ["describe", "type_name", "must_be", "mapping_of", "list_of", "unknown_keys"]
+__all__ = ["describe", "type_name", "must_be", "mapping_of", "list_of", "integer_in", "unknown_keys"]
 
 #: A value named in a message is cut to this many characters (its repr).
 DESCRIBE_LIMIT = 80
@@ -37,26 +42,43 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def must_be(where: str, value: Any, what: str, error: Type[Exception]) -> Exception:
-    """The refusal ``<where> must be <what>, got <value> of type <type>``, returned for the caller to raise."""
-    return error("%s must be %s, got %s of type %s" % (where, what, describe(value), type_name(value)))
+def _hinted(text: str, hint: Optional[str]) -> str:
+    return "%s; %s" % (text, hint) if hint else text
 
 
-def mapping_of(where: str, value: Any, error: Type[Exception], what: str = "a mapping") -> Mapping[Any, Any]:
+def must_be(where: str, value: Any, what: str, error: Type[Exception], hint: Optional[str] = None) -> Exception:
+    """The refusal ``<where> must be <what>, got <value> of type <type>[; hint]``, returned for the caller to
+    raise."""
+    return error(_hinted("%s must be %s, got %s of type %s" % (where, what, describe(value), type_name(value)),
+                         hint))
+
+
+def mapping_of(where: str, value: Any, error: Type[Exception], what: str = "a mapping",
+               hint: Optional[str] = None) -> Mapping[Any, Any]:
     """``value`` when it is a mapping; refused with :func:`must_be` otherwise."""
     if not isinstance(value, Mapping):
-        raise must_be(where, value, what, error)
+        raise must_be(where, value, what, error, hint)
     return value
 
 
 def list_of(where: str, value: Any, error: Type[Exception], what: str = "a list", *,
-            allow_empty: bool = True) -> Sequence[Any]:
+            allow_empty: bool = True, hint: Optional[str] = None) -> Sequence[Any]:
     """``value`` when it is a list or tuple (never a string); refused with :func:`must_be` otherwise, and when
-    empty unless ``allow_empty``."""
+    empty (``<where> must not be empty[; hint]``) unless ``allow_empty``."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise must_be(where, value, what, error)
+        raise must_be(where, value, what, error, hint)
     if not value and not allow_empty:
-        raise error("%s must not be empty" % where)
+        raise error(_hinted("%s must not be empty" % where, hint))
+    return value
+
+
+def integer_in(where: str, value: Any, low: int, high: int, error: Type[Exception],
+               hint: Optional[str] = None) -> int:
+    """``value`` when it is an int in ``low..high``; a bool (YAML ``true``) is never a number here."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise must_be(where, value, "an integer in %d..%d" % (low, high), error, hint)
+    if not low <= value <= high:
+        raise error(_hinted("%s %d is outside %d..%d" % (where, value, low, high), hint))
     return value
 
 
@@ -67,5 +89,5 @@ def unknown_keys(where: str, value: Mapping[Any, Any], allowed: Iterable[str], e
     known = set(allowed)
     unknown: List[str] = sorted(repr(str(key)) for key in value if key not in known)
     if unknown:
-        raise error("%s has unknown key(s) %s; allowed: %s%s" % (
-            where, ", ".join(unknown), ", ".join(sorted(allowed)), "; %s" % hint if hint else ""))
+        raise error(_hinted("%s has unknown key(s) %s; allowed: %s"
+                            % (where, ", ".join(unknown), ", ".join(sorted(allowed))), hint))

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import list_of, mapping_of, unknown_keys
+
 NAME_PATTERN = r"^DCGM_FI_[A-Z0-9_]+$"  # shown in messages; applied as _NAME_RE.fullmatch
 # Prometheus types dcgm-exporter accepts for a DCGM field; `label` turns the field into a label on
 # every other metric (the driver version, say) instead of a series of its own.
@@ -63,14 +65,8 @@ class Counter:
 
 def check_counter(entry: Any, where: str) -> Counter:
     """The entry as a Counter, or DcgmCountersError naming `where` (e.g. `dcgm_exporter_metrics[3]`)."""
-    if not isinstance(entry, dict):
-        raise DcgmCountersError(
-            "%s is %r, not a mapping: give {name: DCGM_FI_..., type: gauge|counter|label, help: text}"
-            % (where, entry))
-    unknown = sorted(str(key) for key in entry if key not in ENTRY_KEYS)
-    if unknown:
-        raise DcgmCountersError(
-            "%s has unknown key(s) %s: an entry has exactly %s" % (where, ", ".join(unknown), ", ".join(ENTRY_KEYS)))
+    mapping_of(where, entry, DcgmCountersError, "a mapping {name: DCGM_FI_..., type: gauge|counter|label, help: text}")
+    unknown_keys(where, entry, ENTRY_KEYS, DcgmCountersError, hint="an entry has exactly these; see docs/dcgm.md")
     name = entry.get("name")
     label = "%s (%s)" % (where, name) if isinstance(name, str) else where
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
@@ -115,11 +111,10 @@ def check_title(title: Any, where: str) -> str:
 def merge_counters(metrics: Sequence[Any], extra: Sequence[Any] = (),
                    metrics_name: str = "metrics", extra_name: str = "extra") -> List[Counter]:
     """`metrics` then `extra`, each entry checked; a field named twice is refused (which one wins?)."""
-    if not isinstance(metrics, (list, tuple)) or not isinstance(extra, (list, tuple)):
-        raise DcgmCountersError("%s and %s must be lists of metric entries, got %s and %s"
-                                % (metrics_name, extra_name, type(metrics).__name__, type(extra).__name__))
     for what, title in (("metrics_name", metrics_name), ("extra_name", extra_name)):
         check_title(title, what)
+    for list_name, entries in ((metrics_name, metrics), (extra_name, extra)):
+        list_of(list_name, entries, DcgmCountersError, "a list of metric entries")
     seen: Dict[str, str] = {}
     out: List[Counter] = []
     for list_name, entries in ((metrics_name, metrics), (extra_name, extra)):

@@ -2,11 +2,12 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""NVML plumbing shared by gpu_nvml_facts and gpu_nvml_settings (runs on the target; stdlib only).
+"""NVML plumbing shared by gpu_info and gpu_settings (runs on the target; stdlib only).
 
-Nothing here imports pynvml: every function takes the ``nvml`` object as its first argument, the
-``pynvml`` module of nvidia-ml-py in production and a fake with the same names in the tests. What
-this file relies on is the public surface of pynvml:
+Every function takes the ``nvml`` object as its first argument, the ``pynvml`` module of nvidia-ml-py in
+production and a fake with the same names in the tests. The modules get the real one from
+:func:`load_pynvml`, the one import guard, which imports it only when called. What this file relies on is
+the public surface of pynvml:
 
 * ``nvml.NVMLError`` is raised by every call, with ``.value`` set to an ``NVML_ERROR_*`` code
   (3 NOT_SUPPORTED, 4 NO_PERMISSION, 9 DRIVER_NOT_LOADED, 12 LIBRARY_NOT_FOUND,
@@ -18,8 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+import traceback
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
+
+#: The package that provides pynvml, as the module's failure names it when pynvml cannot be imported.
+PYNVML_PACKAGE = "nvidia-ml-py"
 
 NVML_ERROR_NOT_SUPPORTED = 3
 NVML_ERROR_NO_PERMISSION = 4
@@ -40,6 +45,15 @@ _INIT_FIXES = {
                                         "versions; reboot (or reload the nvidia modules) after a driver upgrade",
     NVML_ERROR_NO_PERMISSION: "this user may not open /dev/nvidia*; run the task with become: true",
 }
+
+
+def load_pynvml() -> Tuple[Any, Optional[str]]:
+    """(the pynvml module, None), or (None, the ImportError's traceback) when nvidia-ml-py is not installed."""
+    try:
+        import pynvml
+    except ImportError:
+        return None, traceback.format_exc()
+    return pynvml, None
 
 
 class GpuSettingsError(ValueError):

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
     NVML_ERROR_NO_PERMISSION, GpuIdentity, GpuSettingsError, call, constant, error_code, optional, required,
 )
@@ -165,7 +166,7 @@ _DECIMAL = re.compile(r" *([0-9]{1,9}(?:\.[0-9]{1,6})?) *")
 def _mhz(value: Any, what: str) -> int:
     match = _WHOLE.fullmatch(value) if isinstance(value, str) else None
     if isinstance(value, bool) or not (isinstance(value, int) or match):
-        raise GpuSettingsError("%s must be whole MHz (1..%d), got %r" % (what, MAX_MHZ, value))
+        raise must_be(what, value, "whole MHz (1..%d)" % MAX_MHZ, GpuSettingsError)
     number = int(match.group(1)) if match else value
     if not 0 < number <= MAX_MHZ:
         raise GpuSettingsError("%s must be above 0 MHz and at most %d, got %d" % (what, MAX_MHZ, number))
@@ -176,7 +177,7 @@ def _watts(value: Any) -> int:
     """power_limit in W (int, finite float or decimal text) -> milliwatts."""
     match = _DECIMAL.fullmatch(value) if isinstance(value, str) else None
     if isinstance(value, bool) or not (isinstance(value, (int, float)) or match):
-        raise GpuSettingsError("power_limit must be watts (for example 500) or 'default', got %r" % (value,))
+        raise must_be("power_limit", value, "watts (for example 500) or 'default'", GpuSettingsError)
     number = float(match.group(1)) if match else value
     if not math.isfinite(number) or not 0 < number <= MAX_WATTS:
         raise GpuSettingsError("power_limit must be above 0 W and at most %d W (a finite number), got %r"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.nccl import correct
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.perftest import measured as perftest_measured
@@ -19,8 +20,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.perftest
 
 def _expectation(expect: Any) -> Dict[str, Any]:
     if not isinstance(expect, dict) or "applicable" not in expect:
-        raise ExpectationError("expect must be a validate_expect result (a dict with applicable, value, compare), "
-                               "got %r" % (expect,))
+        raise must_be("expect", expect, "a validate_expect result (a dict with applicable, value, compare)",
+                      ExpectationError)
     return expect
 
 

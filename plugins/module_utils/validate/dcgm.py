@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError, text_input
 
 _SECTION = re.compile(r"^[|+]-+\s+([A-Za-z][\w /]*?)\s+-+\+")
 _RESULT = re.compile(r"^(Pass|Fail|Warn|Skip)\b\s*-?\s*(.*)$")
@@ -71,8 +71,7 @@ def _entries(text: str) -> List[List[str]]:
 
 def parse_dcgm_diag(text: str) -> Dict[str, Any]:
     """Metadata and rows: {section, test, result, gpus, detail, message}."""
-    if not isinstance(text, str):
-        raise DcgmDiagParseError("expected the text output of dcgmi diag, got %s" % type(text).__name__)
+    text_input(text, "the text output of dcgmi diag", DcgmDiagParseError)
     if _HOSTENGINE_DOWN.search(text):
         line = next(i for i, raw in enumerate(text.splitlines(), 1) if _HOSTENGINE_DOWN.search(raw))
         raise DcgmDiagParseError("dcgmi could not reach nv-hostengine (expected a diagnostic table; is the "

@@ -17,6 +17,8 @@ import math
 import re
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
+
 # perftest bandwidth floor: 90 % of the link's data rate (IB HDR 4x: 4 lanes x 50 Gb/s = 200 Gb/s of data).
 RDMA_FRACTION = 0.9
 # One-way small-message latency ceilings (ib_write_lat t_typical, 2 bytes), in usec. perftest prints half
@@ -48,7 +50,7 @@ def _dict(hardware: Dict[str, Any], name: str, required: bool = True) -> Dict[st
     if value is None and not required:
         return {}
     if not isinstance(value, dict):
-        raise ExpectationError("%s is %r, expected a dict (see docs/inventory.md); pass it in hardware=" % (name, value))
+        raise must_be(name, value, "a dict", ExpectationError, "see docs/inventory.md; pass it in hardware=")
     return value
 
 
@@ -61,6 +63,7 @@ MAX_NUMBER = 1e7
 MIN_NUMBER = 1e-3
 MIN_FRACTION = 0.01
 MAX_COUNT = 100000
+KINDS = "one of rdma, rdma_lat, nccl, lustre, filesystem, gpu"
 
 
 def positive_number(value: Any, name: str, maximum: float = MAX_NUMBER) -> float:
@@ -71,9 +74,9 @@ def positive_number(value: Any, name: str, maximum: float = MAX_NUMBER) -> float
         number = float(value)
     if (isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number)
             or not MIN_NUMBER <= number <= maximum):
-        raise ExpectationError("%s is %r, expected a finite number > 0 (%s..%s; NaN, infinity, 0 and negative "
-                               "numbers would make every run pass or every run fail)"
-                               % (name, value, _fmt(MIN_NUMBER), _fmt(maximum)))
+        raise must_be(name, value, "a finite number > 0 (%s..%s)" % (_fmt(MIN_NUMBER), _fmt(maximum)),
+                      ExpectationError, "NaN, infinity, 0 and negative numbers would make every run pass or every "
+                      "run fail")
     return float(number)
 
 
@@ -83,7 +86,7 @@ def count(value: Any, name: str, minimum: int = 0, maximum: int = MAX_COUNT) -> 
     if isinstance(value, str) and _WHOLE.fullmatch(value):
         number = int(value)
     if isinstance(number, bool) or not isinstance(number, int) or not minimum <= number <= maximum:
-        raise ExpectationError("%s is %r, expected a whole number %d..%d" % (name, value, minimum, maximum))
+        raise must_be(name, value, "a whole number %d..%d" % (minimum, maximum), ExpectationError)
     return number
 
 
@@ -94,7 +97,7 @@ def _positive(container: Dict[str, Any], key: str, where: str) -> float:
 def _fraction(value: Any, name: str) -> float:
     if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
             or not MIN_FRACTION <= value <= 1):
-        raise ExpectationError("%s is %r, expected a fraction in [%s, 1], e.g. 0.9" % (name, value, _fmt(MIN_FRACTION)))
+        raise must_be(name, value, "a fraction in [%s, 1]" % _fmt(MIN_FRACTION), ExpectationError, "e.g. 0.9")
     return float(value)
 
 
@@ -108,8 +111,7 @@ def _port_rate(rdma_info: Any, device: Optional[str]) -> Optional[Dict[str, Any]
     with a rate in (0, MAX_NUMBER] Gb/s; a port reporting none (or an impossible one) is not the tested port."""
     ports = rdma_info.get("ports") if isinstance(rdma_info, dict) else rdma_info
     if not isinstance(ports, list):
-        raise ExpectationError("rdma_info must be the rdma_info module's result or its ports list, got %s"
-                               % type(rdma_info).__name__)
+        raise must_be("rdma_info", rdma_info, "the rdma_info module's result or its ports list", ExpectationError)
     active = [port for port in ports if isinstance(port, dict) and port.get("state") == "ACTIVE"
               and isinstance(port.get("rate_gbps"), (int, float)) and not isinstance(port.get("rate_gbps"), bool)
               and math.isfinite(port["rate_gbps"]) and 0 < port["rate_gbps"] <= MAX_NUMBER
@@ -131,11 +133,11 @@ def expect_rdma(hardware: Dict[str, Any], rdma_info: Any = None, device: Optiona
     fabric = _dict(hardware, "gpufleet_fabric")
     kind = fabric.get("kind")
     if device is not None and not isinstance(device, str):
-        raise ExpectationError("device is %r, expected an RDMA device name such as mlx5_0" % (device,))
+        raise must_be("device", device, "an RDMA device name such as mlx5_0", ExpectationError)
     if not isinstance(bidirectional, bool):
-        raise ExpectationError("bidirectional is %r, expected true or false" % (bidirectional,))
+        raise must_be("bidirectional", bidirectional, "true or false", ExpectationError)
     if not isinstance(kind, str) or kind not in LATENCY_CEILING_US:
-        raise ExpectationError("gpufleet_fabric.kind is %r, expected infiniband or roce" % kind)
+        raise must_be("gpufleet_fabric.kind", kind, "infiniband or roce", ExpectationError)
     if metric == "lat":
         ceiling = LATENCY_CEILING_US[kind]
         return {"kind": name, "applicable": True, "value": ceiling, "unit": "usec", "compare": "<=",
@@ -143,7 +145,7 @@ def expect_rdma(hardware: Dict[str, Any], rdma_info: Any = None, device: Optiona
                               "%s (gpufleet_fabric.kind)" % (_fmt(ceiling), kind),
                 "inputs": {"fabric_kind": kind}}
     if metric != "bw":
-        raise ExpectationError("metric is %r, expected bw or lat" % metric)
+        raise must_be("metric", metric, "bw or lat", ExpectationError)
     fraction = _fraction(fraction, "fraction")
     port = _port_rate(rdma_info, device) if rdma_info is not None else None
     if port is not None:
@@ -176,8 +178,8 @@ def expect_nccl(hardware: Dict[str, Any], nodes: Optional[int] = None, fraction:
     if gpus < 1:
         return na("nccl", "GPUs (gpufleet_hardware.gpus is 0)")
     if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_COUNT:
-        raise ExpectationError("nodes is %r, expected the number of nodes in the run (an integer 1..%d)"
-                               % (nodes, MAX_COUNT))
+        raise must_be("nodes", nodes, "the number of nodes in the run (an integer 1..%d)" % MAX_COUNT,
+                      ExpectationError)
     fraction = _fraction(fraction, "fraction")
     model = str(node.get("gpu_model", ""))
     link = positive_number(nvlink, "nvlink_gbs", 100000) if nvlink is not None else nvlink_gbs(model)
@@ -232,10 +234,10 @@ def expect_filesystem(min_gbs: Any, path: Optional[str] = None) -> Dict[str, Any
     """A local mount's read floor (the lab's stand-in for Lustre): given, not derived."""
     if (isinstance(min_gbs, bool) or not isinstance(min_gbs, (int, float)) or not math.isfinite(min_gbs)
             or not MIN_NUMBER <= min_gbs <= MAX_NUMBER):
-        raise ExpectationError("min_gbs is %r, expected the floor in GB/s (a finite number > 0, %s..%s)"
-                               % (min_gbs, _fmt(MIN_NUMBER), _fmt(MAX_NUMBER)))
+        raise must_be("min_gbs", min_gbs, "the floor in GB/s (a finite number > 0, %s..%s)"
+                      % (_fmt(MIN_NUMBER), _fmt(MAX_NUMBER)), ExpectationError)
     if path is not None and not isinstance(path, str):
-        raise ExpectationError("path is %r, expected the mount's path" % (path,))
+        raise must_be("path", path, "the mount's path", ExpectationError)
     return {"kind": "filesystem", "applicable": True, "value": float(min_gbs), "unit": "GB/s", "compare": ">=",
             "derivation": "read from %s at least %s GB/s (min_gbs, set for the lab's local disk)"
                           % (path or "the local mount", _fmt(min_gbs)), "inputs": {"path": path}}
@@ -266,12 +268,12 @@ def expect_gpu(hardware: Dict[str, Any], model: Optional[str] = None) -> Dict[st
     clocks = profile.get("application_clocks")
     if isinstance(clocks, (list, tuple)):
         if len(clocks) != 2:
-            raise ExpectationError("%s.application_clocks is %r, expected [memory_mhz, graphics_mhz]" % (source, clocks))
+            raise must_be("%s.application_clocks" % source, clocks, "[memory_mhz, graphics_mhz]", ExpectationError)
         clocks = {"memory": count(clocks[0], "%s.application_clocks[0] (memory MHz)" % source, 1),
                   "graphics": count(clocks[1], "%s.application_clocks[1] (graphics MHz)" % source, 1)}
     elif clocks not in (None, "default"):
-        raise ExpectationError("%s.application_clocks is %r, expected [memory_mhz, graphics_mhz] or default"
-                               % (source, clocks))
+        raise must_be("%s.application_clocks" % source, clocks, "[memory_mhz, graphics_mhz] or default",
+                      ExpectationError)
     parts = []
     if power is not None:
         parts.append("power limit %s" % ("%s W" % _fmt(power) if power != "default" else "= the board's default"))
@@ -288,10 +290,10 @@ def expect_gpu(hardware: Dict[str, Any], model: Optional[str] = None) -> Dict[st
 def expect(kind: str, hardware: Dict[str, Any], **options: Any) -> Dict[str, Any]:
     """Dispatch on kind: rdma, rdma_lat, nccl, lustre, filesystem, gpu."""
     if not isinstance(hardware, dict):
-        raise ExpectationError("hardware is %s, expected a dict of the inventory variables "
-                               "(gpufleet_fabric, gpufleet_hardware, ...)" % type(hardware).__name__)
+        raise must_be("hardware", hardware, "a dict of the inventory variables (gpufleet_fabric, gpufleet_hardware, "
+                      "...)", ExpectationError)
     if not isinstance(kind, str):
-        raise ExpectationError("kind is %r, expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu" % (kind,))
+        raise must_be("kind", kind, KINDS, ExpectationError)
     if kind == "rdma":
         return expect_rdma(hardware, **options)
     if kind == "rdma_lat":
@@ -304,4 +306,4 @@ def expect(kind: str, hardware: Dict[str, Any], **options: Any) -> Dict[str, Any
         return expect_filesystem(**options)
     if kind == "gpu":
         return expect_gpu(hardware, **options)
-    raise ExpectationError("kind is %r, expected one of rdma, rdma_lat, nccl, lustre, filesystem, gpu" % (kind,))
+    raise must_be("kind", kind, KINDS, ExpectationError)

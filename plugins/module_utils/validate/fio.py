@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError
 
 DIRECTIONS = ("read", "write", "trim")
@@ -34,7 +35,7 @@ def _load(data: Any) -> Dict[str, Any]:
     if isinstance(data, dict):
         return data
     if not isinstance(data, str):
-        raise FioParseError("expected fio's JSON output (text or a parsed dict), got %s" % type(data).__name__)
+        raise must_be("input", data, "fio's JSON output (text or a parsed dict)", FioParseError)
     if data.lstrip().startswith("{"):
         start = data.find("{")
     else:
@@ -50,7 +51,7 @@ def _load(data: Any) -> Dict[str, Any]:
         raise FioParseError("not valid JSON (%s; expected fio --output-format=json)" % getattr(exc, "msg", exc),
                             line)
     if not isinstance(loaded, dict):
-        raise FioParseError("the JSON is a %s, expected an object with 'jobs'" % type(loaded).__name__)
+        raise must_be("the JSON", loaded, "an object with 'jobs'", FioParseError)
     loaded.setdefault("_notes", [line.strip() for line in data[:start].splitlines() if line.strip()])
     return loaded
 
@@ -58,7 +59,7 @@ def _load(data: Any) -> Dict[str, Any]:
 def _number(job: Dict[str, Any], direction: str, key: str, where: str) -> float:
     value = job.get(direction, {}).get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise FioParseError("%s: %s.%s is %r, expected a number >= 0" % (where, direction, key, value))
+        raise must_be("%s: %s.%s" % (where, direction, key), value, "a number >= 0", FioParseError)
     return value
 
 
@@ -71,7 +72,7 @@ def parse_fio(data: Any) -> Dict[str, Any]:
     jobs: List[Dict[str, Any]] = []
     for index, job in enumerate(jobs_in):
         if not isinstance(job, dict):
-            raise FioParseError("jobs[%d] is a %s, expected an object" % (index, type(job).__name__))
+            raise must_be("jobs[%d]" % index, job, "an object", FioParseError)
         where = "jobs[%d] (%s)" % (index, job.get("jobname", "?"))
         entry: Dict[str, Any] = {"jobname": job.get("jobname"), "groupid": job.get("groupid", 0),
                                  "error": job.get("error", 0)}

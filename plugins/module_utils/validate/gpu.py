@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.expect import ExpectationError
 
 SHUTDOWN_MARGIN_C = 5
@@ -39,8 +40,8 @@ def _power(gpus: List[Dict[str, Any]], expect: Dict[str, Any], node: Optional[st
         return None
     if wanted != "default" and (isinstance(wanted, bool) or not isinstance(wanted, (int, float))
                                 or not math.isfinite(wanted) or wanted <= 0):
-        raise ExpectationError("expect.power_limit_w is %r, expected watts (a finite number > 0) or default, as "
-                               "validate_expect kind gpu returns it" % (wanted,))
+        raise must_be("expect.power_limit_w", wanted, "watts (a finite number > 0) or default", ExpectationError,
+                      "as validate_expect kind gpu returns it")
     bad, seen = [], []
     for gpu in gpus:
         target = gpu.get("power_default_limit_w") if wanted == "default" else float(wanted)

@@ -26,7 +26,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import (
-    ValidateParseError, is_number, number,
+    ValidateParseError, is_number, number, text_input,
 )
 
 _LABEL = re.compile(r"^\s*(\d+): ?")       # srun --label
@@ -99,8 +99,7 @@ def _best(row: Dict[str, Any]) -> Optional[float]:
 
 def parse_nccl_tests(text: str) -> Dict[str, Any]:
     """Rows, ranks, hosts, the Avg bus bandwidth and Out of bounds lines and a summary of one run."""
-    if not isinstance(text, str):
-        raise NcclTestsParseError("expected the text output of an nccl-tests binary, got %s" % type(text).__name__)
+    text_input(text, "the text output of an nccl-tests binary", NcclTestsParseError)
     lead: Optional[List[str]] = None
     check = "#wrong"
     rows: List[Dict[str, Any]] = []

@@ -12,7 +12,9 @@ and what was expected there, so a failed check says which output line could not 
 from __future__ import annotations
 
 import re
-from typing import Optional, Union
+from typing import Any, Optional, Type, Union
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import must_be
 
 Number = Union[int, float]
 
@@ -29,6 +31,14 @@ class ValidateParseError(ValueError):
         shown = "" if text is None else ": %r" % (text.strip()[:160])
         super().__init__("%s%s: %s%s" % (self.tool, where, message, shown))
         self.line = line
+
+
+def text_input(text: Any, what: str, error: Type[ValidateParseError]) -> str:
+    """``text`` when it is a string: every parser reads a tool's printed output; anything else is refused as
+    ``<tool>: input must be <what>, got <value> of type <type>``."""
+    if not isinstance(text, str):
+        raise must_be("input", text, what, error)
+    return text
 
 
 def is_number(token: str) -> bool:

@@ -28,7 +28,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import (
-    ValidateParseError, is_number, number,
+    ValidateParseError, is_number, number, text_input,
 )
 
 MIB = 1048576
@@ -114,8 +114,7 @@ def _title(match: "re.Match[str]") -> Dict[str, Any]:
 
 def parse_perftest(text: str) -> Dict[str, Any]:
     """Header settings, result tables, normalised bandwidths and a summary of one perftest output."""
-    if not isinstance(text, str):
-        raise PerftestParseError("expected the text output of a perftest tool, got %s" % type(text).__name__)
+    text_input(text, "the text output of a perftest tool", PerftestParseError)
     title: Dict[str, Any] = {}
     settings: Dict[str, str] = {}
     warnings: List[str] = []

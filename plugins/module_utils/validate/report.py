@@ -20,6 +20,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import mapping_of, must_be, unknown_keys
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.report_html import render_html
 
@@ -40,22 +41,22 @@ def _scalar(value: Any, where: str) -> Any:
         return value
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            raise ReportError("%s is %r, expected a finite number" % (where, value))
+            raise must_be(where, value, "a finite number", ReportError)
         return value
-    raise ReportError("%s is a %s, expected a number, a string or null" % (where, type(value).__name__))
+    raise must_be(where, value, "a number, a string or null", ReportError)
 
 
 def _compare(measured: Any, expect: Dict[str, Any]) -> bool:
     op, value = expect.get("compare"), expect.get("value")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ReportError("expected.value is %r, expected a finite number to compare the measurement with" % (value,))
+        raise must_be("expected.value", value, "a finite number to compare the measurement with", ReportError)
     if op == ">=":
         return measured >= value
     if op == "<=":
         return measured <= value
     if op == "==":
         return measured == value
-    raise ReportError("expected.compare is %r, expected >=, <= or ==" % (op,))
+    raise must_be("expected.compare", op, ">=, <= or ==", ReportError)
 
 
 _NODE_ALLOWED = "a host name or Slurm node name: letters, digits, '.', '_' and '-'; it becomes scontrol's nodename="
@@ -69,21 +70,18 @@ def _node_name(value: Any) -> bool:
 def normalise(entry: Any, index: int) -> Dict[str, Any]:
     """One result checked and completed (status judged from an expectation when not given)."""
     where = "results[%d]" % index
-    if not isinstance(entry, dict):
-        raise ReportError("%s is a %s, expected a dict with check, node, status, ..." % (where, type(entry).__name__))
-    unknown = sorted(set(entry) - set(_KEYS))
-    if unknown:
-        raise ReportError("%s has unknown keys %s (allowed: %s)" % (where, ", ".join(unknown), ", ".join(_KEYS)))
+    mapping_of(where, entry, ReportError, "a dict with check, node, status, ...")
+    unknown_keys(where, entry, _KEYS, ReportError, hint="a result's keys are described in docs/validate.md")
     check = entry.get("check")
     if not isinstance(check, str) or not check:
-        raise ReportError("%s.check is %r, expected the check's name" % (where, check))
+        raise must_be(where + ".check", check, "the check's name", ReportError)
     where = "%s (%s)" % (where, check)
     nodes = entry.get("nodes")
     if nodes is not None and (not isinstance(nodes, list) or not all(_node_name(n) for n in nodes)):
-        raise ReportError("%s.nodes is %r, expected a list of node names (%s)" % (where, nodes, _NODE_ALLOWED))
+        raise must_be(where + ".nodes", nodes, "a list of node names (%s)" % _NODE_ALLOWED, ReportError)
     node = entry.get("node")
     if node is not None and not _node_name(node):
-        raise ReportError("%s.node is %r, expected a node name (%s) or null" % (where, node, _NODE_ALLOWED))
+        raise must_be(where + ".node", node, "a node name (%s) or null" % _NODE_ALLOWED, ReportError)
     expected = entry.get("expected")
     status = entry.get("status")
     derivation = entry.get("derivation")
@@ -101,15 +99,14 @@ def normalise(entry: Any, index: int) -> Dict[str, Any]:
             elif measured is None:
                 status, detail = "error", detail or "no measurement"
             elif isinstance(measured, bool) or not isinstance(measured, (int, float)):
-                raise ReportError("%s.measured is %r, expected a number to compare with the expectation"
-                                  % (where, measured))
+                raise must_be(where + ".measured", measured, "a number to compare with the expectation", ReportError)
             else:
                 status = "pass" if _compare(measured, expect) else "fail"
     if status not in STATUSES:
-        raise ReportError("%s.status is %r, expected one of %s" % (where, status, ", ".join(STATUSES)))
+        raise must_be(where + ".status", status, "one of %s" % ", ".join(STATUSES), ReportError)
     for key, value in (("detail", detail), ("unit", unit), ("derivation", derivation)):
         if value is not None and not isinstance(value, str):
-            raise ReportError("%s.%s is %r, expected text" % (where, key, value))
+            raise must_be("%s.%s" % (where, key), value, "text", ReportError)
     return {"check": check, "node": node, "nodes": sorted(set(nodes)) if nodes else ([node] if node else []),
             "status": status, "measured": measured, "expected": _scalar(expected, where + ".expected"),
             "unit": unit, "detail": detail or "", "derivation": derivation or ""}
@@ -160,7 +157,7 @@ def build_report(results: List[Any], cluster: Optional[str] = None, generated: O
                  title: Optional[str] = None) -> Dict[str, Any]:
     """The JSON-able report (schema in docs/validate.md)."""
     if not isinstance(results, list):
-        raise ReportError("results is a %s, expected a list of check results" % type(results).__name__)
+        raise must_be("results", results, "a list of check results", ReportError)
     checks = sorted((normalise(entry, index) for index, entry in enumerate(results)), key=_sort_key)
     counts = {status: sum(1 for result in checks if result["status"] == status) for status in STATUSES}
     nodes: Dict[str, Dict[str, Any]] = {}

@@ -22,7 +22,9 @@ import io
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import ValidateParseError, is_number
+from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.parse import (
+    ValidateParseError, is_number, text_input,
+)
 
 # Applied with fullmatch ('$' would let a trailing newline through).
 _GPU_HEADER = re.compile(r"GPU ([0-9A-Fa-f]{4,8}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])")
@@ -189,8 +191,7 @@ def _gpu(index: int, bus_id: str, node: _Node) -> Dict[str, Any]:
 
 def parse_nvidia_smi_q(text: str) -> List[Dict[str, Any]]:
     """The GPUs of `nvidia-smi -q`, in its index order."""
-    if not isinstance(text, str):
-        raise NvidiaSmiParseError("expected the text of nvidia-smi -q, got %s" % type(text).__name__)
+    text_input(text, "the text of nvidia-smi -q", NvidiaSmiParseError)
     gpus: List[Dict[str, Any]] = []
     for key, node in _tree(text).children.items():
         match = _GPU_HEADER.fullmatch(key)
@@ -209,8 +210,7 @@ def parse_query_gpu_csv(text: str) -> List[Dict[str, Any]]:
 
     Units come from the header (`power.limit [W]`) or follow the value (`700.00 W`); numbers are returned as
     numbers and `[N/A]` / `[Not Supported]` as None. Every row must have the header's field count."""
-    if not isinstance(text, str):
-        raise NvidiaSmiParseError("expected the CSV text of nvidia-smi --query-gpu, got %s" % type(text).__name__)
+    text_input(text, "the CSV text of nvidia-smi --query-gpu", NvidiaSmiParseError)
     lines = [(lineno, line) for lineno, line in enumerate(text.splitlines(), 1) if line.strip()]
     if not lines:
         raise NvidiaSmiParseError("empty output (expected a CSV header line from --format=csv)")

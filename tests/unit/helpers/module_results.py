@@ -5,12 +5,16 @@
 """Reading a module's result and its documentation in tests."""
 
 import contextlib
+import importlib
 import io
 import json
 
 import pytest
 import yaml
 from ansible.module_utils.testing import patch_module_args
+from ansible.utils.plugin_docs import add_fragments
+
+COLLECTION = "gpufleet.cluster"
 
 
 def run_module_main(module, args):
@@ -27,9 +31,34 @@ def warnings(result):
     return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.get("warnings", [])]
 
 
-def assert_options_match_spec(module):
-    """DOCUMENTATION's options are ARGUMENT_SPEC's, with the same types, defaults and elements; returns the doc."""
+class _Fragments:
+    """The collection's doc fragments, found as ansible-doc's fragment loader finds them (None when unknown)."""
+
+    @staticmethod
+    def get(name):
+        prefix = COLLECTION + "."
+        if not name.startswith(prefix):
+            return None
+        try:
+            found = importlib.import_module("ansible_collections.gpufleet.cluster.plugins.doc_fragments."
+                                            + name[len(prefix):]).ModuleDocFragment
+        except ImportError:
+            return None
+        found.ansible_name = name
+        return found
+
+
+def module_doc(module):
+    """A module's DOCUMENTATION as ansible-doc reads it: the doc fragments it extends merged in by ansible itself."""
     doc = yaml.safe_load(module.DOCUMENTATION)
+    add_fragments(doc, module.__file__, _Fragments, is_module=True)
+    return doc
+
+
+def assert_options_match_spec(module):
+    """DOCUMENTATION's options are ARGUMENT_SPEC's, with the same types, defaults and elements; returns the doc
+    with its fragments merged in."""
+    doc = module_doc(module)
     assert set(doc["options"]) == set(module.ARGUMENT_SPEC)
     for name, spec in module.ARGUMENT_SPEC.items():
         assert doc["options"][name]["type"] == spec["type"], name

@@ -12,6 +12,9 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    list_of, mapping_of, must_be, unknown_keys,
+)
 
 STACKS = ("inbox", "doca", "mlnx_ofed")
 # NVIDIA's repositories name the CPU architecture their own way (hpc-container-maker's doca_ofed building block:
@@ -33,6 +36,10 @@ KEY_BLOCK = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
 INBOX_MARKERS = ("rdma-core", "ibverbs-providers", "ibverbs-utils", "infiniband-diags", "rdmacm-utils")
 IPOIB_MTU = {"datagram": (68, 4092, 2044), "connected": (68, 65520, 65520)}  # min, max, default
 IFNAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,14}")
+IPOIB_KEYS = ("name", "address", "mtu", "mode", "pkey")
+EXPECT_PORT_KEYS = ("device", "port", "state", "rate_gbps", "link_layer")
+#: Where a refusal of an unknown key points to.
+DOCS = "see docs/rdma.md"
 Limit = Union[int, str]  # KiB, or "unlimited"
 
 
@@ -71,8 +78,7 @@ def vendor_repository_uri(stack: str, base: str, version: str, os_label: str, ar
 def key_kind(key: str) -> str:
     """'url' or 'text' for the repository's signing key, as deb822's Signed-By takes it."""
     if not isinstance(key, str):
-        raise RdmaStackError("rdma_repository_key must be a string (a URL or the key's ASCII-armored text), got %s %r."
-                             % (type(key).__name__, key))
+        raise must_be("rdma_repository_key", key, "a string (a URL or the key's ASCII-armored text)", RdmaStackError)
     key = key.strip()
     if not key:
         raise RdmaStackError(
@@ -89,7 +95,7 @@ def key_kind(key: str) -> str:
 
 def _packages(names: Any, var: str) -> List[str]:
     if not isinstance(names, (list, tuple)) or not all(input_rules.is_valid("package", n) for n in names):
-        raise RdmaStackError("%s must be a list of Debian package names, got %r." % (var, names))
+        raise must_be(var, names, "a list of Debian package names", RdmaStackError)
     return list(names)
 
 
@@ -164,8 +170,7 @@ def _systemd_kib(value: Any) -> Limit:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value // 1024
     if value is not None and not isinstance(value, str):
-        raise RdmaStackError("systemctl show DefaultLimitMEMLOCK gave %s %r, not bytes or infinity."
-                             % (type(value).__name__, value))
+        raise must_be("systemctl show DefaultLimitMEMLOCK", value, "bytes or infinity", RdmaStackError)
     value = (value or "").strip()
     if value == "infinity":
         return "unlimited"
@@ -192,7 +197,7 @@ def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[st
     if isinstance(minimum, str) and minimum.strip().lower() in ("unlimited", "infinity"):
         minimum = "unlimited"
     elif isinstance(minimum, bool) or not isinstance(minimum, int) or minimum <= 0:
-        raise RdmaStackError("rdma_memlock_min_kib must be unlimited or a positive number of KiB, got %r." % (minimum,))
+        raise must_be("rdma_memlock_min_kib", minimum, "unlimited or a positive number of KiB", RdmaStackError)
     services = {"soft": _systemd_kib(systemd.get("DefaultLimitMEMLOCKSoft") or systemd.get("DefaultLimitMEMLOCK", "")),
                 "hard": _systemd_kib(systemd.get("DefaultLimitMEMLOCK", ""))}
     origin = "systemd DefaultLimitMEMLOCK (no pam_limits line)"
@@ -200,7 +205,7 @@ def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[st
     for index, entry in enumerate(limits_files):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) \
                 or not isinstance(entry.get("content", ""), str):
-            raise RdmaStackError("limits file [%d] must be {path: text, content: text}, got %r." % (index, entry))
+            raise must_be("limits file [%d]" % index, entry, "{path: text, content: text}", RdmaStackError)
     ordered = sorted(limits_files, key=lambda f: (not f["path"].endswith("/limits.conf"), f["path"]))
     for entry in ordered:
         for number, raw in enumerate(entry.get("content", "").splitlines(), start=1):
@@ -252,18 +257,13 @@ def _pkey(value: Any, where: str) -> Optional[int]:
 
 def ipoib_plan(interfaces: Any, prefix: str = "60-gpufleet-rdma") -> Dict[str, Any]:
     """Checked IPoIB interfaces and the systemd-networkd files for them: [{name, sections: [[section, [[k, v]]]]}]."""
-    if not isinstance(interfaces, (list, tuple)):
-        raise RdmaStackError("rdma_ipoib_interfaces must be a list of {name, address, mtu, mode, pkey}, got %r."
-                             % (interfaces,))
+    list_of("rdma_ipoib_interfaces", interfaces, RdmaStackError, "a list of {name, address, mtu, mode, pkey}")
     normalised: List[Dict[str, Any]] = []
     seen_links, seen_addresses = set(), set()
     for index, item in enumerate(interfaces):
         where = "rdma_ipoib_interfaces[%d]" % index
-        if not isinstance(item, Mapping):
-            raise RdmaStackError("%s must be a dict {name, address, mtu, mode, pkey}, got %r." % (where, item))
-        unknown = sorted(set(item) - {"name", "address", "mtu", "mode", "pkey"})
-        if unknown:
-            raise RdmaStackError("%s has unknown keys %s; known: name, address, mtu, mode, pkey." % (where, unknown))
+        mapping_of(where, item, RdmaStackError, "a dict {name, address, mtu, mode, pkey}")
+        unknown_keys(where, item, IPOIB_KEYS, RdmaStackError, hint=DOCS)
         name = item.get("name")
         if not isinstance(name, str) or not IFNAME_RE.fullmatch(name):
             raise RdmaStackError("%s.name %r must be an interface name such as ib0 (a letter, then up to 14 letters, "
@@ -333,28 +333,23 @@ def ipoib_plan(interfaces: Any, prefix: str = "60-gpufleet-rdma") -> Dict[str, A
 
 def port_check(ports: Sequence[Mapping[str, Any]], expected: Any, expect_devices: bool) -> Dict[str, Any]:
     """rdma_info's ports against rdma_expect_ports; every mismatch named."""
-    if not isinstance(expected, (list, tuple)):
-        raise RdmaStackError("rdma_expect_ports must be a list of {device, port, state, rate_gbps, link_layer}.")
+    list_of("rdma_expect_ports", expected, RdmaStackError, "a list of {device, port, state, rate_gbps, link_layer}")
     found = {}
     for index, p in enumerate(ports):
         number = p.get("port") or 0
         if isinstance(number, bool) or not isinstance(number, int):
-            raise RdmaStackError("rdma_info ports[%d].port must be a whole number, got %s %r."
-                                 % (index, type(number).__name__, number))
+            raise must_be("rdma_info ports[%d].port" % index, number, "a whole number", RdmaStackError)
         if p.get("device") is not None and not isinstance(p["device"], str):
-            raise RdmaStackError("rdma_info ports[%d].device must be a device name such as mlx5_0, got %s %r."
-                                 % (index, type(p["device"]).__name__, p["device"]))
+            raise must_be("rdma_info ports[%d].device" % index, p["device"], "a device name such as mlx5_0",
+                          RdmaStackError)
         found[(p.get("device"), number)] = p
     mismatches: List[str] = []
     seen = set()
     for index, item in enumerate(expected):
         where = "rdma_expect_ports[%d]" % index
         if not isinstance(item, Mapping) or not isinstance(item.get("device"), str):
-            raise RdmaStackError("%s must be a dict with at least device (mlx5_0), got %r." % (where, item))
-        unknown = sorted(str(k) for k in item if k not in ("device", "port", "state", "rate_gbps", "link_layer"))
-        if unknown:
-            raise RdmaStackError("%s has unknown keys %s; known: device, port, state, rate_gbps, link_layer."
-                                 % (where, unknown))
+            raise must_be(where, item, "a dict with at least device (mlx5_0)", RdmaStackError)
+        unknown_keys(where, item, EXPECT_PORT_KEYS, RdmaStackError, hint=DOCS)
         input_rules.check("word", where + ".device", item["device"], RdmaStackError)
         # An HCA port number is one byte (IB ports 1..254); 1 is the first port.
         input_rules.integer(where + ".port", item.get("port", 1), RdmaStackError, minimum=1, maximum=254)

@@ -13,14 +13,16 @@
   (MLNX_OFED / mlnx-tools) or ``dcb`` (iproute2); :func:`boot_commands` -- the full setting as shell lines for
   the boot script (the NIC forgets trust, PFC, ECN and the ToS when the driver reloads).
 
-Parsers of the tools' output are in :mod:`roce_nic_parse`; sysfs/configfs (ECN, ToS, GID table) in
-:mod:`roce_nic_sysfs`.
+Parsers of the tools' output are in :mod:`.nic_parse`; sysfs/configfs (ECN, ToS, GID table) in
+:mod:`.nic_sysfs`; the module's run over its ports in :mod:`.nic_qos`.
 """
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import integer_in, list_of, must_be
 
 
 class RoceNicError(ValueError):
@@ -54,11 +56,7 @@ def ecn_of_tos(tos: int) -> int:
 
 
 def _check_int(where: str, value: Any, low: int, high: int, fix: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RoceNicError("%s must be an integer in %d..%d, got %r; %s" % (where, low, high, value, fix))
-    if not low <= value <= high:
-        raise RoceNicError("%s %d is outside %d..%d; %s" % (where, value, low, high, fix))
-    return value
+    return integer_in(where, value, low, high, RoceNicError, fix)
 
 
 # ---------------------------------------------------------------- desired state
@@ -84,8 +82,8 @@ def desired_state(priority: Any = 3, dscp: Any = (26,), tos: Any = None, default
                            % (default_priority, priority))
     if isinstance(dscp, int) and not isinstance(dscp, bool):
         dscp = [dscp]
-    if not isinstance(dscp, (list, tuple)) or not dscp:
-        raise RoceNicError("dscp must be a non-empty list of DSCP values 0..63, got %r; RoCE uses [26]" % (dscp,))
+    list_of("dscp", dscp, RoceNicError, "a non-empty list of DSCP values 0..63", allow_empty=False,
+            hint="RoCE uses [26]")
     values: List[int] = []
     for i, item in enumerate(dscp):
         value = _check_int("dscp[%d]" % i, item, 0, 63, "DSCP is the 6-bit field of the ToS byte")
@@ -104,8 +102,9 @@ def desired_state(priority: Any = 3, dscp: Any = (26,), tos: Any = None, default
         raise RoceNicError("tos %d has the ECN bits 11 (CE, congestion experienced): every packet would read as "
                            "congested and the receiver would send a CNP for each; use tos %d (ECT(0))"
                            % (tos, tos - 1))
-    if not isinstance(ecn_np, bool) or not isinstance(ecn_rp, bool):
-        raise RoceNicError("ecn np and rp must be true or false, got %r / %r" % (ecn_np, ecn_rp))
+    for where, value in (("ecn.np", ecn_np), ("ecn.rp", ecn_rp)):
+        if not isinstance(value, bool):
+            raise must_be(where, value, "true or false", RoceNicError)
     return Desired(priority, tuple(values), tos, default_priority, ecn_np, ecn_rp)
 
 

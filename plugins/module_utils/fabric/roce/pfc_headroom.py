@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    mapping_of, must_be, unknown_keys,
+)
+
 #: Ethernet speeds with PFC headroom data, Gb/s.
 SPEEDS_GBPS = (10, 25, 40, 50, 100, 200, 400, 800)
 #: IEEE 802.3 Annex 31B PAUSE reaction time in pause quanta (512 bit times), as tabulated in
@@ -61,8 +65,7 @@ def _fmt(value: Fraction) -> str:
 
 def _number(what: str, value: Any, low: Fraction, high: Fraction, unit: str, fix: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-        raise HeadroomError("%s must be a number of %s, got %s %r; %s"
-                            % (what, unit, type(value).__name__, value, fix))
+        raise must_be(what, value, "a number of %s" % unit, HeadroomError, fix)
     if isinstance(value, float) and not math.isfinite(value):
         raise HeadroomError("%s is %r; it must be a finite number of %s in %s..%s"
                             % (what, value, unit, _fmt(low), _fmt(high)))
@@ -75,8 +78,7 @@ def _number(what: str, value: Any, low: Fraction, high: Fraction, unit: str, fix
 
 def _integer(what: str, value: Any, low: int, high: int, unit: str, fix: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise HeadroomError("%s must be a whole number of %s, got %s %r; %s"
-                            % (what, unit, type(value).__name__, value, fix))
+        raise must_be(what, value, "a whole number of %s" % unit, HeadroomError, fix)
     if not low <= value <= high:
         raise HeadroomError("%s %d %s is outside %d..%d %s; %s" % (what, value, unit, low, high, unit, fix))
     return value
@@ -86,8 +88,7 @@ def check_speed(what: str, value: Any) -> int:
     """A port speed in Gb/s from SPEEDS_GBPS; hints at Mb/s (SONiC's PORT speed) when it looks like it."""
     allowed = ", ".join(str(s) for s in SPEEDS_GBPS)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise HeadroomError("%s must be a whole number of Gb/s (one of %s), got %s %r"
-                            % (what, allowed, type(value).__name__, value))
+        raise must_be(what, value, "a whole number of Gb/s (one of %s)" % allowed, HeadroomError)
     if value not in SPEEDS_GBPS:
         hint = ""
         if value % 1000 == 0 and value // 1000 in SPEEDS_GBPS:
@@ -367,13 +368,9 @@ def port_headroom(port: Any, switch: Dict[str, Any], where: str = "port") -> Hea
     ``switch`` holds switch-wide values (None means unset); keys of the port dict win.
     ``where`` names the port in messages when it has no name (e.g. 'ports[3]').
     """
-    if not isinstance(port, dict):
-        raise HeadroomError("%s must be a dict {name, speed_gbps, cable_m, mtu, ...}, got %s"
-                            % (where, type(port).__name__))
-    unknown = sorted(str(k) for k in port if k not in PORT_KEYS)
-    if unknown:
-        raise HeadroomError("%s has unknown key(s) %s; known: %s (speed in Gb/s as speed_gbps, length in m as "
-                            "cable_m)" % (where, ", ".join(unknown), ", ".join(PORT_KEYS)))
+    mapping_of(where, port, HeadroomError, "a dict {name, speed_gbps, cable_m, mtu, ...}")
+    unknown_keys(where, port, PORT_KEYS, HeadroomError,
+                 hint="speed in Gb/s as speed_gbps, length in m as cable_m; see docs/pfc-headroom.md")
     name = port.get("name")
     if name is not None:
         check_port_name("%s.name" % where, name, HeadroomError)

@@ -13,7 +13,7 @@
 * :func:`check_platform` -- what one platform cannot express (NVUE's RoCE pool is fixed on
   traffic class 3, EOS timers have 10 ms steps, port naming), refused before rendering.
 
-The renderers live in :mod:`roce_render` (SONiC config_db, NVUE, EOS).
+The renderers live in :mod:`.render` (SONiC config_db, NVUE, EOS).
 """
 from __future__ import annotations
 
@@ -21,11 +21,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import (
+    integer_in, list_of, mapping_of, unknown_keys,
+)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.pfc_headroom import check_port_name
 
 
 class RoceQosError(ValueError):
     """A lossless-class description, host side or headroom that would not give a lossless fabric."""
+
+
+#: Where a refusal of an unknown key points to: the description's keys, explained.
+DOCS = "the lossless class is described in docs/roce-switch.md"
 
 
 PLATFORMS = ("sonic", "nvue", "eos")
@@ -124,29 +131,20 @@ class LosslessClass:
 # ---------------------------------------------------------------- field checks
 def _int(where: str, value: Any, low: int, high: int, fix: str) -> int:
     # bool is an int in Python; 'true' for a priority is always a mistake.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RoceQosError("%s must be an integer in %d..%d, got %r; %s" % (where, low, high, value, fix))
-    if not low <= value <= high:
-        raise RoceQosError("%s %d is outside %d..%d; %s" % (where, value, low, high, fix))
-    return value
+    return integer_in(where, value, low, high, RoceQosError, fix)
 
 
 def _mapping(where: str, value: Any, keys: Tuple[str, ...]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise RoceQosError("%s must be a mapping with keys %s, got %s"
-                           % (where, ", ".join(keys), type(value).__name__))
-    unknown = sorted(str(k) for k in value if k not in keys)
-    if unknown:
-        raise RoceQosError("%s: unknown key(s) %s; the keys are %s" % (where, ", ".join(unknown), ", ".join(keys)))
+    mapping_of(where, value, RoceQosError, "a mapping with keys %s" % ", ".join(keys))
+    unknown_keys(where, value, keys, RoceQosError, hint=DOCS)
     return value
 
 
 def _dscp_list(where: str, value: Any) -> Tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
-    if not isinstance(value, (list, tuple)) or not value:
-        raise RoceQosError("%s must be a non-empty list of DSCP values 0..63, got %r; RoCE uses [26]"
-                           % (where, value))
+    list_of(where, value, RoceQosError, "a non-empty list of DSCP values 0..63", allow_empty=False,
+            hint="RoCE uses [26]")
     seen: List[int] = []
     for i, item in enumerate(value):
         dscp = _int("%s[%d]" % (where, i), item, 0, 63, "DSCP is the 6-bit field of the IP TOS byte")
@@ -191,9 +189,8 @@ def _watchdog(value: Any) -> Watchdog:
 
 
 def _ports(value: Any) -> Tuple[Port, ...]:
-    if not isinstance(value, (list, tuple)) or not value:
-        raise RoceQosError("ports must be a non-empty list of {name, speed_gbps, cable_m}, got %r; "
-                           "list every switch port that carries RoCE" % (value,))
+    list_of("ports", value, RoceQosError, "a non-empty list of {name, speed_gbps, cable_m}", allow_empty=False,
+            hint="list every switch port that carries RoCE")
     ports: List[Port] = []
     for i, item in enumerate(value):
         where = "ports[%d]" % i
@@ -244,9 +241,7 @@ def _headroom(value: Any, ports: Tuple[Port, ...]) -> Optional[Dict[str, Headroo
         return None
     if isinstance(value, (list, tuple)):
         value = _from_pfc_headroom(list(value))
-    if not isinstance(value, Mapping):
-        raise RoceQosError("headroom must be a mapping port -> {xoff, xon, size} in bytes, got %s"
-                           % type(value).__name__)
+    mapping_of("headroom", value, RoceQosError, "a mapping port -> {xoff, xon, size} in bytes")
     names = [p.name for p in ports]
     stray = sorted(str(k) for k in value if k not in names)
     if stray:

@@ -98,7 +98,7 @@ def test_vendor_table_with_float_options_as_a_playbook_gives_them():
     ({"speed_gbps": 100, "cable_m": 5, "mtu": 9216}, {"cell_bytes": 1024}, "cell_bytes 1024 bytes is outside 64..512"),
     ({"speed_gbps": 100, "cable_m": 5, "mtu": 9216}, {"cell_bytes": 144, "ns_per_m": "5"}, "ns_per_m must be a number"),
     ({"speed_gbps": 100, "cable_m": 5, "mtu": 65536}, {"cell_bytes": 144}, "mtu 65536 bytes is outside 1500..9216"),
-    ({"speed_gbps": 100, "length": 5}, {"cell_bytes": 144, "mtu": 9216}, "port has unknown key(s) length"),
+    ({"speed_gbps": 100, "length": 5}, {"cell_bytes": 144, "mtu": 9216}, "port has unknown key(s) 'length'"),
 ])
 def test_errors_are_filter_errors_with_the_fqcn(ports, options, message):
     with pytest.raises(AnsibleFilterError) as info:

@@ -71,7 +71,8 @@ def refused(match, *args, **kwargs):
                                    "fast", 1e300])
 def test_nvlink_gbs_must_be_a_finite_positive_number(value):
     # nvlink_gbs: -5 made every run pass (floor -3.75 GB/s), NaN every run fail.
-    refused(r"nvlink_gbs is .*, expected a finite number > 0 \(0.001..100000; NaN, infinity, 0 and negative",
+    refused(r"nvlink_gbs must be a finite number > 0 \(0.001..100000\), got .* of type \w+; NaN, infinity, 0 and "
+            r"negative",
             "nccl", hardware=HARDWARE, nodes=1, nvlink_gbs=value)
 
 
@@ -82,14 +83,14 @@ def test_nvlink_gbs_given_is_used():
 
 @pytest.mark.parametrize("value", [-200, 0, float("nan"), float("inf"), "nan", "inf", "200\n", "1e3", None, [200]])
 def test_fabric_rate_must_be_a_finite_positive_number(value):
-    refused(r"gpufleet_fabric.rate_gbps is .*, expected a finite number > 0", "rdma",
+    refused(r"gpufleet_fabric.rate_gbps must be a finite number > 0 \(.*\), got .* of type \w+; NaN", "rdma",
             hardware=hw(gpufleet_fabric__rate_gbps=value))
 
 
 @pytest.mark.parametrize("value", ["eight", 8.5, -1, True, "8\n", [8], 2000])
 def test_gpus_must_be_a_whole_number(value):
     # 'eight' raised a raw ValueError from int().
-    refused(r"gpufleet_hardware.gpus is .*, expected a whole number 0..1024", "nccl",
+    refused(r"gpufleet_hardware.gpus must be a whole number 0..1024, got .* of type \w+$", "nccl",
             hardware=hw(gpufleet_hardware__gpus=value), nodes=1)
 
 
@@ -99,13 +100,14 @@ def test_gpus_as_text_is_read():
 
 @pytest.mark.parametrize("value", ["eight", 2.5, -8, "nan"])
 def test_hcas_must_be_a_whole_number(value):
-    refused(r"gpufleet_hardware.rdma_hcas is .*, expected a whole number 1..1024", "nccl",
+    refused(r"gpufleet_hardware.rdma_hcas must be a whole number 1..1024, got .* of type \w+$", "nccl",
             hardware=hw(gpufleet_hardware__rdma_hcas=value), nodes=2)
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), 0, -1, "1"])
 def test_filesystem_floor_must_be_finite_and_positive(value):
-    refused(r"min_gbs is .*, expected the floor in GB/s \(a finite number > 0", "filesystem", hardware={},
+    refused(r"min_gbs must be the floor in GB/s \(a finite number > 0, .*\), got .* of type \w+$", "filesystem",
+            hardware={},
             min_gbs=value)
 
 
@@ -113,15 +115,18 @@ def test_filesystem_floor_must_be_finite_and_positive(value):
                                           ("gpufleet_plan_lustre__ost_bw_gbs", -3.5),
                                           ("gpufleet_lustre__osts", "forty"), ("gpufleet_lustre__osts", 0)])
 def test_lustre_inputs(field, value):
-    refused(field.replace("__", ".") + " is ", "lustre", hardware=hw(**{field: value}))
+    refused(field.replace("__", ".") + " must be a ", "lustre", hardware=hw(**{field: value}))
 
 
 @pytest.mark.parametrize("profile, message", [
-    ({"power_limit_w": float("nan")}, r"power_limit_w \(watts or default\) is nan, expected a finite number > 0"),
-    ({"power_limit_w": -700}, r"power_limit_w \(watts or default\) is -700"),
-    ({"power_limit_w": "nan"}, r"power_limit_w \(watts or default\) is 'nan'"),
-    ({"application_clocks": ["x", 1980]}, r"application_clocks\[0\] \(memory MHz\) is 'x', expected a whole number"),
-    ({"application_clocks": [2619, 1980.5]}, r"application_clocks\[1\] \(graphics MHz\) is 1980.5"),
+    ({"power_limit_w": float("nan")},
+     r"power_limit_w \(watts or default\) must be a finite number > 0 \(.*\), got nan of type float"),
+    ({"power_limit_w": -700}, r"power_limit_w \(watts or default\) must be .*, got -700 of type int"),
+    ({"power_limit_w": "nan"}, r"power_limit_w \(watts or default\) must be .*, got 'nan' of type str"),
+    ({"application_clocks": ["x", 1980]},
+     r"application_clocks\[0\] \(memory MHz\) must be a whole number 1..100000, got 'x' of type str"),
+    ({"application_clocks": [2619, 1980.5]},
+     r"application_clocks\[1\] \(graphics MHz\) must be a whole number 1..100000, got 1980.5 of type float"),
 ])
 def test_gpu_profile_numbers(profile, message):
     hardware = hw()

@@ -12,6 +12,7 @@ import sys
 import pytest
 import yaml
 
+from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import GpuSettingsError
 from ansible_collections.gpufleet.cluster.plugins.modules import gpu_info as module
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,7 +34,7 @@ def run_main(run_main_warned):
 @pytest.fixture
 def node(monkeypatch):
     fake = fake_nvml.hgx_h100()
-    monkeypatch.setattr(module, "_load_nvml", lambda: fake)
+    monkeypatch.setattr(module, "load_pynvml", lambda: (fake, None))
     monkeypatch.setattr(module, "_boot_id", lambda: BOOT)
     return fake
 
@@ -106,7 +107,7 @@ def test_no_driver_fails_with_the_fix(run_main, node, args):
 
 
 def test_no_pynvml_fails_naming_the_package(run_main, monkeypatch, args):
-    monkeypatch.setattr(module, "_load_nvml", lambda: None)
+    monkeypatch.setattr(module, "load_pynvml", lambda: (None, "Traceback: ImportError"))
     result = run_main(module, args)
     assert result["failed"] is True and "nvidia-ml-py" in result["msg"]
     assert "Failed to import the required Python library" in result["msg"]
@@ -121,3 +122,12 @@ def test_documentation_matches_argument_spec():
     fake.nvmlInit()
     from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.facts import read_gpu
     assert facts == set(read_gpu(fake, 0)) | {"locked_clocks"}    # every fact is documented, and only those
+
+
+# ---------------------------------------------------------------- input rules: a GPU selector named
+@pytest.mark.parametrize("selector", ["0\n", "GPU-566e6f65-c38e-b12f-4824-6944218668b9\n", "00000000:53:00.0\n",
+                                      "0000:5_3:00.0", "٣", "", "x"])
+def test_gpu_selectors_refused(tmp_path, selector):
+    with pytest.raises(GpuSettingsError, match="no GPU matches"):
+        module.run_module({"gpus": [selector], "supported_clocks": False, "sysfs_root": str(tmp_path),
+                           "state_file": str(tmp_path / "locked.json")}, fake_nvml.hgx_h100(), "boot")

@@ -2,7 +2,10 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpufleet.cluster.gpu_settings run through main() on the fake 8x H100 node: check, apply, idempotence."""
+"""gpufleet.cluster.gpu_settings run through main() on the fake 8x H100 node: check, apply, idempotence; then its input
+rules: every malformed option is a clear failure naming the option, the value and what is allowed; no raw exception
+(OverflowError from an infinite power limit, ValueError from '²') and no value with a trailing newline slips through
+a strip()."""
 from __future__ import annotations
 
 import json
@@ -32,7 +35,7 @@ class Node:
 
     def __init__(self, fake, monkeypatch):
         self.fake, self.boot = fake, BOOT
-        monkeypatch.setattr(module, "_load_nvml", lambda: self.fake)
+        monkeypatch.setattr(module, "load_pynvml", lambda: (self.fake, None))
         monkeypatch.setattr(module, "_boot_id", lambda: self.boot)
 
 
@@ -142,7 +145,8 @@ def test_bad_locked_clocks_name_the_range(run_main, node, args):
 
 
 @pytest.mark.parametrize("options,words", [
-    ({"power_limit": "lots"}, "gpu_settings: power_limit must be watts (for example 500) or 'default', got 'lots'"),
+    ({"power_limit": "lots"},
+     "gpu_settings: power_limit must be watts (for example 500) or 'default', got 'lots' of type str"),
     ({"locked_clocks": [1980, 345]}, "gpu_settings: locked_clocks min_mhz 1980 is above max_mhz 345"),
     ({"gpus": ["8"], "power_limit": 500}, "gpu_settings: no GPU matches 8; give an index, a UUID or a PCI bus id"),
 ])
@@ -202,7 +206,7 @@ def test_nothing_asked_reports_without_changing(run_main, node, args):
 
 
 def test_no_pynvml_fails_naming_the_package(run_main, monkeypatch, args):
-    monkeypatch.setattr(module, "_load_nvml", lambda: None)
+    monkeypatch.setattr(module, "load_pynvml", lambda: (None, "Traceback: ImportError"))
     result = run_main(module, dict(args, power_limit=500))
     assert result["failed"] is True and "nvidia-ml-py" in result["msg"]
 
@@ -229,3 +233,51 @@ def test_locked_clocks_set_but_not_recordable_fail_as_changed(run_main, node, tm
                                "state_file": str(blocker / "gpu-locked-clocks.json")})
     assert result["failed"] is True and result["changed"] is True and node.fake.gpus[0].locked == (1410, 1410)
     assert result["msg"].startswith("gpu_settings: the locked clocks were set, but recording them in")
+
+
+# ---------------------------------------------------------------- input rules: every malformed option named
+def settings_params(tmp_path, **options):
+    params = {"gpus": None, "persistence_mode": None, "power_limit": None, "application_clocks": None,
+              "locked_clocks": None, "state_file": str(tmp_path / "locked.json")}
+    params.update(options)
+    return params
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 1e308, -1, 0, "x", "700\n", "nan", "700W", "²",
+                                   [700], {"w": 700}, True, 2 ** 70])
+def test_power_limit_refused(tmp_path, value):
+    with pytest.raises(module.ModuleFailure, match=r"power_limit must be (watts|above 0 W)") as info:
+        module.run_module(settings_params(tmp_path, power_limit=value), True, fake_nvml.hgx_h100(), "boot")
+    assert repr(value)[:20] in str(info.value) or str(value) in str(info.value)
+
+
+@pytest.mark.parametrize("option, value", [
+    ("application_clocks", "2619,1980\n"), ("application_clocks", ["²", 1980]), ("application_clocks", [2619.5, 1980]),
+    ("application_clocks", [float("nan"), 1980]), ("application_clocks", [2 ** 70, 1980]), ("application_clocks", "x"),
+    ("application_clocks", [1, 2, 3]), ("application_clocks", {"memory": 1}), ("application_clocks", True),
+    ("locked_clocks", "reset\n"), ("locked_clocks", [float("nan"), 1]), ("locked_clocks", {"a": 1}),
+    ("locked_clocks", [2 ** 70, 2 ** 71]),
+])
+def test_clocks_refused(tmp_path, option, value):
+    with pytest.raises(module.ModuleFailure, match=option):
+        module.run_module(settings_params(tmp_path, **{option: value}), True, fake_nvml.hgx_h100(), "boot")
+
+
+def test_clocks_as_text_with_blanks_are_read(tmp_path):
+    result = module.run_module(settings_params(tmp_path, application_clocks="2619, 1980", power_limit=" 700 "),
+                               True, fake_nvml.hgx_h100(), "boot")
+    assert result["changed"] is False
+
+
+@pytest.mark.parametrize("selector", ["0\n", "GPU-566e6f65-c38e-b12f-4824-6944218668b9\n", "00000000:53:00.0\n",
+                                      "0000:5_3:00.0", "٣", "", "x"])
+def test_gpu_selectors_refused(tmp_path, selector):
+    with pytest.raises(module.ModuleFailure, match="no GPU matches"):
+        module.run_module(settings_params(tmp_path, gpus=[selector], power_limit=700), True,
+                          fake_nvml.hgx_h100(), "boot")
+
+
+def test_a_selector_with_a_newline_is_shown_escaped(tmp_path):
+    with pytest.raises(module.ModuleFailure, match=r"no GPU matches '0\\n'; give an index"):
+        module.run_module(settings_params(tmp_path, gpus=["0\n"], power_limit=700), True,
+                          fake_nvml.hgx_h100(), "boot")

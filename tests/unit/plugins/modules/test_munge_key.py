@@ -2,18 +2,21 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpufleet.cluster.munge_key: generate once, distribute byte for byte, refuse what munged refuses."""
+"""gpufleet.cluster.munge_key: generate once, distribute byte for byte, refuse what munged refuses; and a generated
+key is unpredictable (not constant, repeating or counting), each node that generates getting its own."""
 import base64
+import collections
 import grp
 import hashlib
+import math
 import os
 import pwd
 import stat
 
 import pytest
-import yaml
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm import munge_key as core
 from ansible_collections.gpufleet.cluster.plugins.modules import munge_key as module
+from module_results import assert_options_match_spec
 
 ME = pwd.getpwuid(os.getuid()).pw_name
 MY_GROUP = grp.getgrgid(os.getgid()).gr_name
@@ -118,11 +121,7 @@ def test_key_file_problems(tmp_path):
 
 
 def test_documentation_matches_argument_spec():
-    options = yaml.safe_load(module.DOCUMENTATION)["options"]
-    assert set(options) == set(module.ARGUMENT_SPEC)
-    for name, spec in module.ARGUMENT_SPEC.items():
-        assert options[name]["type"] == spec["type"], name
-        assert options[name].get("default") == spec.get("default"), name
+    assert_options_match_spec(module)
     assert module.ARGUMENT_SPEC["content_b64"]["no_log"] is True
 
 
@@ -156,3 +155,55 @@ def test_a_path_below_a_plain_file_fails_with_what_was_attempted(run_main, args,
 def test_mode_0600_is_accepted(run_main, args):
     result = run_main(module, dict(args, generate=True, mode="0600"))
     assert result["changed"] is True and stat.S_IMODE(os.stat(args["path"]).st_mode) == 0o600
+
+
+# ---------------------------------------------------------------- a generated key is unpredictable
+# Anyone who can guess the key can forge Slurm credentials. Length, mode and a hash compared with itself all
+# hold for a constant key (bytes(1024)); these checks do not.
+def _entropy_bits_per_byte(key: bytes) -> float:
+    counts = collections.Counter(key)
+    return -sum(n / len(key) * math.log2(n / len(key)) for n in counts.values())
+
+
+def _assert_not_degenerate(key: bytes) -> None:
+    """1024 random bytes: about 7.8 bits of Shannon entropy per byte and about 650 distinct values.
+    The bounds are far below that, and far above any constant, repeating or counting pattern."""
+    assert len(set(key)) >= 128, f"only {len(set(key))} distinct byte values in the key"
+    assert _entropy_bits_per_byte(key) > 6.5
+    assert max(collections.Counter(key).values()) < len(key) // 16, "one byte value dominates the key"
+    half = len(key) // 2
+    assert key[:half] != key[half:], "the key repeats itself"
+    assert key != bytes(range(256)) * (len(key) // 256)
+
+
+def test_two_generations_differ_and_are_not_degenerate():
+    first, second = core.new_key(), core.new_key()
+    assert len(first) == len(second) == 1024
+    assert first != second
+    for key in (first, second):
+        _assert_not_degenerate(key)
+    # Two independent 1024-byte keys share about 4 positions by chance, never hundreds.
+    assert sum(a == b for a, b in zip(first, second)) < 64
+
+
+def test_the_module_writes_a_fresh_random_key_on_each_node_that_generates(run_main, tmp_path):
+    keys = []
+    for node in ("head", "head2"):
+        path = tmp_path / node / "munge.key"
+        path.parent.mkdir()
+        result = run_main(module, {"path": str(path), "owner": ME, "group": MY_GROUP, "generate": True})
+        assert result["generated"] is True
+        keys.append(path.read_bytes())
+    assert keys[0] != keys[1]
+    for key in keys:
+        _assert_not_degenerate(key)
+
+
+def test_the_checks_catch_the_breakages_they_are_for():
+    """The degeneracy check itself fails for the constant, repeating and counting keys it guards against."""
+    for bad in (bytes(1024), b"\xff" * 1024, bytes(range(256)) * 4, os.urandom(512) * 2):
+        try:
+            _assert_not_degenerate(bad)
+        except AssertionError:
+            continue
+        raise AssertionError(f"a degenerate key passed: {bad[:16]!r}...")

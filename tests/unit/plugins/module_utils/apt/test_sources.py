@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.sources import (
     AptSourcesError,
     Stanza,
+    check_field,
     parse_deb822,
     parse_file,
     parse_files,
@@ -473,3 +474,15 @@ def test_after_the_plan_every_served_suite_has_every_component(lines, signed):
     assert plan_components(after, BOOKWORM, NONFREE) == []
     again = plan_components(after, BOOKWORM, NONFREE, exclude=["/x/gpufleet.sources"])
     assert [s.render() for s in again] == [s.render() for s in plan]
+
+
+@pytest.mark.parametrize("kind, value, what, shown", [
+    ("uri", 5, "a URI: a scheme", "5 of type int"),
+    ("suite", None, "a suite of letters", "None of type NoneType"),
+    ("component", ["main"], "a component of letters", "['main'] of type list"),
+])
+def test_a_field_that_is_not_a_string_is_refused_naming_what_it_must_be(kind, value, what, shown):
+    with pytest.raises(AptSourcesError) as err:
+        check_field(kind, "repositories[0].%ss[0]" % kind, value)
+    assert str(err.value).startswith("repositories[0].%ss[0] must be a string (%s" % (kind, what))
+    assert str(err.value).endswith("), got %s" % shown)

@@ -48,8 +48,11 @@ def test_check_counter_accepts_the_three_types_and_strips_help():
     ({"name": "DCGM_FI_DEV_GPU_UTIL", "type": "gauge", "help": 'the "util"'}, ["a double quote"]),
     ({"name": "DCGM_FI_DEV_GPU_UTIL", "type": "gauge", "help": "two\nlines"}, ["a line break"]),
     ({"name": "DCGM_FI_DEV_GPU_UTIL", "type": "gauge", "help": "x" * 201}, ["201 characters", "at most 200"]),
-    ({"name": "DCGM_FI_DEV_GPU_UTIL", "type": "gauge", "help": "x", "desc": "y"}, ["unknown key(s) desc"]),
-    ("DCGM_FI_DEV_GPU_UTIL, gauge, x", ["not a mapping", "{name: DCGM_FI_"]),
+    ({"name": "DCGM_FI_DEV_GPU_UTIL", "type": "gauge", "help": "x", "desc": "y"},
+     ["metrics[4] has unknown key(s) 'desc'; allowed: help, name, type; an entry has exactly these; see docs/dcgm.md"]),
+    ("DCGM_FI_DEV_GPU_UTIL, gauge, x",
+     ["metrics[4] must be a mapping {name: DCGM_FI_..., type: gauge|counter|label, help: text}, got "
+      "'DCGM_FI_DEV_GPU_UTIL, gauge, x' of type str"]),
 ])
 def test_check_counter_names_the_bad_entry(entry, words):
     with pytest.raises(DcgmCountersError) as info:
@@ -66,8 +69,14 @@ def test_merge_keeps_order_and_refuses_a_field_twice():
     assert str(info.value).startswith("dcgm_exporter_extra_metrics[1] (DCGM_FI_DEV_GPU_UTIL) repeats dcgm_exporter_metrics[0]")
     with pytest.raises(DcgmCountersError, match="both empty"):
         merge_counters([], [])
-    with pytest.raises(DcgmCountersError, match="must be lists"):
+    with pytest.raises(DcgmCountersError) as info:
         merge_counters({"name": "DCGM_FI_DEV_GPU_UTIL"}, [])
+    assert str(info.value) == ("metrics must be a list of metric entries, got {'name': 'DCGM_FI_DEV_GPU_UTIL'} of "
+                               "type dict")
+    with pytest.raises(DcgmCountersError) as info:
+        merge_counters([UTIL], "DCGM_FI_DRIVER_VERSION", "dcgm_exporter_metrics", "dcgm_exporter_extra_metrics")
+    assert str(info.value) == ("dcgm_exporter_extra_metrics must be a list of metric entries, got "
+                               "'DCGM_FI_DRIVER_VERSION' of type str")
 
 
 def test_render_by_hand():

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpu_nvml_facts: what gpu_info reports, checked against the nvidia-smi captures the fake follows."""
+"""gpu/facts.py: what gpu_info reports, checked against the nvidia-smi captures the fake follows."""
 from __future__ import annotations
 
 import os

@@ -2,7 +2,8 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpu_nvml: NVML session and error mapping, bus id forms, GPU selection, against the fake 8x H100 node."""
+"""gpu/nvml.py: the pynvml import guard, NVML session and error mapping, bus id forms, GPU selection, against
+the fake 8x H100 node."""
 from __future__ import annotations
 
 import os
@@ -13,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
-    GpuSettingsError, NvmlUnavailableError, list_gpus, nvml_session, optional, select_gpus, sysfs_bus_id, text,
+    PYNVML_PACKAGE, GpuSettingsError, NvmlUnavailableError, list_gpus, load_pynvml, nvml_session, optional,
+    select_gpus, sysfs_bus_id, text,
 )
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
@@ -35,6 +37,20 @@ def test_fake_nvml_error_maps_codes_to_subclasses_like_pynvml():
     assert isinstance(err, fake_nvml.NVMLError_NotSupported) and err.value == 3 and str(err) == "Not Supported"
     assert fake_nvml.NVMLError_NoPermission().value == 4
     assert isinstance(fake_nvml.NVMLError_NoPermission(), fake_nvml.NVMLError)
+
+
+# ---------------------------------------------------------------- the one pynvml import guard
+def test_load_pynvml_returns_the_installed_module(monkeypatch):
+    fake = fake_nvml.hgx_h100()
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    assert load_pynvml() == (fake, None)
+
+
+def test_load_pynvml_without_nvidia_ml_py_returns_the_import_traceback(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # import pynvml raises ImportError
+    nvml, why = load_pynvml()
+    assert nvml is None and why.startswith("Traceback") and "ModuleNotFoundError" in why and "import pynvml" in why
+    assert PYNVML_PACKAGE == "nvidia-ml-py"
 
 
 # ---------------------------------------------------------------- session

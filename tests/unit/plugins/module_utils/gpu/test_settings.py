@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""gpu_nvml_settings: option parsing, validation before any change, plans, idempotence, setters, permissions."""
+"""gpu/settings.py: option parsing, validation before any change, plans, idempotence, setters, permissions."""
 from __future__ import annotations
 
 import os
@@ -52,8 +52,11 @@ def test_power_limit_forms(value, expected):
     assert parse_desired(power_limit=value) == expected
 
 
-@pytest.mark.parametrize("value,words", [(True, "must be watts"), ("fast", "must be watts"), (-5, "above 0 W"),
-                                         ([500], "must be watts")])
+@pytest.mark.parametrize("value,words", [
+    (True, r"^power_limit must be watts \(for example 500\) or 'default', got True of type bool$"),
+    ("fast", r"^power_limit must be watts \(for example 500\) or 'default', got 'fast' of type str$"),
+    (-5, "above 0 W"),
+    ([500], r"^power_limit must be watts \(for example 500\) or 'default', got \[500\] of type list$")])
 def test_power_limit_refused_forms(value, words):
     with pytest.raises(GpuSettingsError, match=words):
         parse_desired(power_limit=value)
@@ -68,9 +71,9 @@ def test_application_clock_forms(value):
     ([2619], "needs two clocks"),
     (2619, "needs two clocks"),
     ({"memory": 2619, "graphics": 1980}, "takes the keys memory_mhz and graphics_mhz"),
-    ([True, 1980], "application_clocks memory_mhz must be whole MHz"),
+    ([True, 1980], r"^application_clocks memory_mhz must be whole MHz \(1\.\.100000\), got True of type bool$"),
     ([2619, 0], "application_clocks graphics_mhz must be above 0 MHz"),
-    ([2619, 1980.5], "must be whole MHz"),
+    ([2619, 1980.5], r"^application_clocks graphics_mhz must be whole MHz \(1\.\.100000\), got 1980\.5 of type float$"),
 ])
 def test_application_clock_refused_forms(value, words):
     with pytest.raises(GpuSettingsError, match=words):

@@ -77,8 +77,9 @@ def test_not_a_diag_and_hostengine_down():
                                "output): '1 GPU found.'")
     with pytest.raises(DcgmDiagParseError, match=r"^dcgmi diag line 2: dcgmi could not reach nv-hostengine"):
         parse_dcgm_diag("\nError: unable to establish a connection to the specified host: localhost\n")
-    with pytest.raises(DcgmDiagParseError, match="expected the text output"):
+    with pytest.raises(DcgmDiagParseError) as info:
         parse_dcgm_diag(b"bytes")
+    assert str(info.value) == "dcgmi diag: input must be the text output of dcgmi diag, got b'bytes' of type bytes"
 
 
 def _script():

@@ -90,9 +90,17 @@ def test_errors_name_tool_line_and_expectation():
         parse_fio('note: x\n{\n  "jobs": [,]\n}')
     with pytest.raises(FioParseError, match="'jobs' is missing or empty"):
         parse_fio({"fio version": "fio-3.33"})
-    with pytest.raises(FioParseError, match=r"jobs\[0\] \(j\): read.bw_bytes is 'x', expected a number >= 0"):
+    with pytest.raises(FioParseError, match=r"^fio: jobs\[0\] \(j\): read\.bw_bytes must be a number >= 0, got 'x' "
+                                            r"of type str$"):
         parse_fio({"jobs": [{"jobname": "j", "read": {"io_bytes": 1, "bw_bytes": "x", "iops": 1, "runtime": 1}}]})
     with pytest.raises(FioParseError, match="has no read, write or trim section"):
         parse_fio({"jobs": [{"jobname": "j"}]})
-    with pytest.raises(FioParseError, match="expected fio's JSON output"):
+    with pytest.raises(FioParseError) as info:
         parse_fio(42)
+    assert str(info.value) == "fio: input must be fio's JSON output (text or a parsed dict), got 42 of type int"
+    with pytest.raises(FioParseError) as info:
+        parse_fio("[1, 2]\n{")
+    assert str(info.value).startswith("fio line 2: not valid JSON")
+    with pytest.raises(FioParseError) as info:
+        parse_fio('{"jobs": ["x"]}')
+    assert str(info.value) == "fio: jobs[0] must be an object, got 'x' of type str"

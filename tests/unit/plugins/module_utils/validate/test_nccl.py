@@ -94,6 +94,10 @@ def test_errors_name_tool_line_and_expectation():
     assert str(info.value) == ("nccl-tests line 2: 7 fields in a result row, expected 13 (size count type redop root, "
                                "then time algbw busbw #wrong out-of-place and in-place): "
                                "'8  2  float  sum  -1  30.1  0.00'")
+    with pytest.raises(NcclTestsParseError) as info:
+        parse_nccl_tests({"rows": []})
+    assert str(info.value) == ("nccl-tests: input must be the text output of an nccl-tests binary, got {'rows': []} of "
+                               "type dict")
     with pytest.raises(NcclTestsParseError, match="line 1: result row before the"):
         parse_nccl_tests("  8  2  float  sum  -1  30.1  0.00  0.00  0  29.8  0.00  0.00  0\n")
     with pytest.raises(NcclTestsParseError, match="no result rows.*NCCL WARN NET/IB : No device found"):

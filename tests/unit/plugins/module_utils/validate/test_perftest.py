@@ -138,8 +138,9 @@ def test_errors_name_tool_line_and_expectation():
         parse_perftest(" #bytes #iterations Foo[x]\n")
     with pytest.raises(PerftestParseError, match="no result rows.*Couldn't connect to 10.0.0.1:18515"):
         parse_perftest(" Couldn't connect to 10.0.0.1:18515\n")
-    with pytest.raises(PerftestParseError, match="expected the text output"):
+    with pytest.raises(PerftestParseError) as info:
         parse_perftest(None)
+    assert str(info.value) == "perftest: input must be the text output of a perftest tool, got None of type NoneType"
     assert issubclass(PerftestParseError, ValidateParseError) and issubclass(PerftestParseError, ValueError)
 
 

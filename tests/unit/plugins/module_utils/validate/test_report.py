@@ -101,10 +101,11 @@ def test_everything_escaped():
 @pytest.mark.parametrize("node", ["n<1>", "n1,n2", "n1 state=resume", "n[1-4]", "n1\n", "", 5])
 def test_a_node_name_scontrol_would_misread_is_refused(node):
     # The node becomes scontrol update nodename=<node>: ',' and brackets are hostlists, a blank another argument.
-    with pytest.raises(ReportError, match=r"results\[0\] \(x\)\.node is .*, expected a node name \(a host name or "
-                                          r"Slurm node name"):
+    with pytest.raises(ReportError, match=r"^results\[0\] \(x\)\.node must be a node name \(a host name or "
+                                          r"Slurm node name.*\) or null, got .* of type (str|int)$"):
         report([{"check": "x", "node": node, "status": "fail"}])
-    with pytest.raises(ReportError, match=r"\.nodes is .*, expected a list of node names"):
+    with pytest.raises(ReportError, match=r"^results\[0\] \(x\)\.nodes must be a list of node names .*, got \['n1', "
+                                          r".* of type list$"):
         report([{"check": "x", "nodes": ["n1", node], "status": "fail"}])
 
 
@@ -115,18 +116,26 @@ def test_reason_is_cut_to_fit():
 
 
 def test_errors_name_the_result():
-    with pytest.raises(ReportError, match=r"results\[0\] \(x\).status is 'ok'"):
+    with pytest.raises(ReportError, match=r"^results\[0\] \(x\)\.status must be one of pass, fail, not_applicable, "
+                                          r"error, got 'ok' of type str$"):
         build_report([{"check": "x", "status": "ok"}])
-    with pytest.raises(ReportError, match=r"results\[1\].check is None"):
+    with pytest.raises(ReportError, match=r"^results\[1\]\.check must be the check's name, got None of type NoneType$"):
         build_report([{"check": "x", "status": "pass"}, {"status": "pass"}])
-    with pytest.raises(ReportError, match=r"unknown keys colour"):
+    with pytest.raises(ReportError, match=r"^results\[0\] has unknown key\(s\) 'colour'; allowed: check, derivation, "
+                                          r"detail, expected, measured, node, nodes, status, unit; a result's keys are "
+                                          r"described in docs/validate\.md$"):
         build_report([{"check": "x", "status": "pass", "colour": "red"}])
-    with pytest.raises(ReportError, match=r"measured is nan, expected a finite number"):
+    with pytest.raises(ReportError, match=r"^results\[0\] \(x\)\.measured must be a finite number, got nan of type "
+                                          r"float$"):
         build_report([{"check": "x", "status": "pass", "measured": float("nan")}])
-    with pytest.raises(ReportError, match=r"measured is 'fast', expected a number to compare"):
+    with pytest.raises(ReportError, match=r"^results\[0\] \(x\)\.measured must be a number to compare with the "
+                                          r"expectation, got 'fast' of type str$"):
         build_report([{"check": "x", "measured": "fast", "expected": {"applicable": True, "value": 1, "compare": ">="}}])
-    with pytest.raises(ReportError, match="results is a dict"):
+    with pytest.raises(ReportError, match=r"^results must be a list of check results, got \{\} of type dict$"):
         build_report({})
+    with pytest.raises(ReportError, match=r"^results\[0\] must be a dict with check, node, status, \.\.\., got 'x' "
+                                          r"of type str$"):
+        build_report(["x"])
 
 
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)

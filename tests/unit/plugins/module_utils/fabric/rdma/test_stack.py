@@ -95,6 +95,10 @@ def test_plan_refusals_name_the_variable(over, words):
 def test_key_kind():
     assert key_kind("https://linux.mellanox.com/public/repo/doca/GPG-KEY-Mellanox.pub") == "url"
     assert key_kind("  " + KEY) == "text"
+    with pytest.raises(RdmaStackError) as err:
+        key_kind(["https://m.example.org/key"])
+    assert str(err.value) == ("rdma_repository_key must be a string (a URL or the key's ASCII-armored text), got "
+                              "['https://m.example.org/key'] of type list")
 
 
 # --- installed stacks -------------------------------------------------------------------------------------------
@@ -178,8 +182,20 @@ def test_memlock_lab_container_without_pam_lines_uses_systemd():
 
 @pytest.mark.parametrize("minimum", [0, -5, "lots", True])
 def test_memlock_minimum_refused(minimum):
-    with pytest.raises(RdmaStackError, match="rdma_memlock_min_kib"):
+    with pytest.raises(RdmaStackError) as err:
         memlock_check([], {"DefaultLimitMEMLOCK": "infinity"}, minimum)
+    assert str(err.value) == "rdma_memlock_min_kib must be unlimited or a positive number of KiB, got %r of type %s" % (
+        minimum, type(minimum).__name__)
+
+
+def test_memlock_inputs_of_the_wrong_shape_are_refused_in_the_one_wording():
+    with pytest.raises(RdmaStackError) as err:
+        memlock_check(["/etc/security/limits.conf"], {"DefaultLimitMEMLOCK": "infinity"}, 8192)
+    assert str(err.value) == ("limits file [0] must be {path: text, content: text}, got '/etc/security/limits.conf' "
+                              "of type str")
+    with pytest.raises(RdmaStackError) as err:
+        memlock_check([], {"DefaultLimitMEMLOCK": 1.5}, 8192)
+    assert str(err.value) == "systemctl show DefaultLimitMEMLOCK must be bytes or infinity, got 1.5 of type float"
 
 
 # --- IPoIB ------------------------------------------------------------------------------------------------------
@@ -219,7 +235,10 @@ def test_ipoib_parent_without_address_gets_a_network_creating_its_children():
     ({"name": "ib0", "address": "10.0.0.1/24", "pkey": 0x10000}, ["pkey"]),
     ({"name": "ib 0", "address": "10.0.0.1/24"}, ["name 'ib 0'"]),
     ({"name": "ibp0s0f0abcdef", "address": "10.0.0.1/24", "pkey": 1}, ["longer than 15"]),
-    ({"name": "ib0", "address": "10.0.0.1/24", "gateway": "10.0.0.254"}, ["unknown keys ['gateway']"]),
+    ({"name": "ib0", "address": "10.0.0.1/24", "gateway": "10.0.0.254"},
+     ["rdma_ipoib_interfaces[0] has unknown key(s) 'gateway'; allowed: address, mode, mtu, name, pkey; see "
+      "docs/rdma.md"]),
+    ("ib0", ["rdma_ipoib_interfaces[0] must be a dict {name, address, mtu, mode, pkey}, got 'ib0' of type str"]),
 ])
 def test_ipoib_refusals(item, words):
     with pytest.raises(RdmaStackError) as err:
@@ -227,6 +246,13 @@ def test_ipoib_refusals(item, words):
     assert "rdma_ipoib_interfaces[0]" in str(err.value)
     for word in words:
         assert word in str(err.value)
+
+
+def test_ipoib_interfaces_must_be_a_list():
+    with pytest.raises(RdmaStackError) as err:
+        ipoib_plan({"name": "ib0"})
+    assert str(err.value) == ("rdma_ipoib_interfaces must be a list of {name, address, mtu, mode, pkey}, got "
+                              "{'name': 'ib0'} of type dict")
 
 
 def test_ipoib_duplicates_refused():
@@ -283,7 +309,17 @@ def test_no_devices():
 
 
 def test_expected_ports_refusals():
-    with pytest.raises(RdmaStackError, match="unknown keys"):
+    with pytest.raises(RdmaStackError, match=r"^rdma_expect_ports\[0\] has unknown key\(s\) 'speed'; allowed: device, "
+                                             r"link_layer, port, rate_gbps, state; see docs/rdma\.md$"):
         port_check([], [{"device": "mlx5_0", "speed": 400}], False)
+    with pytest.raises(RdmaStackError, match=r"^rdma_expect_ports must be a list of \{device, port, state, rate_gbps, "
+                                             r"link_layer\}, got 'mlx5_0' of type str$"):
+        port_check([], "mlx5_0", False)
+    with pytest.raises(RdmaStackError, match=r"^rdma_expect_ports\[0\] must be a dict with at least device \(mlx5_0\), "
+                                             r"got \{'port': 1\} of type dict$"):
+        port_check([], [{"port": 1}], False)
+    with pytest.raises(RdmaStackError,
+                       match=r"^rdma_info ports\[0\]\.port must be a whole number, got '1' of type str$"):
+        port_check([{"device": "mlx5_0", "port": "1"}], [], False)
     with pytest.raises(RdmaStackError, match="mlx5_0/1 is expected twice"):
         port_check([], [{"device": "mlx5_0"}, {"device": "mlx5_0", "port": 1}], False)

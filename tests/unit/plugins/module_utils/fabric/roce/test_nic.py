@@ -36,8 +36,9 @@ def test_desired_defaults_are_the_roce_convention():
 
 @pytest.mark.parametrize("kwargs, words", [
     ({"priority": 8}, "priority 8 is outside 0..7"),
-    ({"priority": True}, "priority must be an integer"),
-    ({"dscp": []}, "dscp must be a non-empty list"),
+    ({"priority": True}, "priority must be an integer in 0..7, got True of type bool; the 802.1p priority PFC pauses"),
+    ({"dscp": []}, "dscp must not be empty; RoCE uses [26]"),
+    ({"dscp": "26"}, "dscp must be a non-empty list of DSCP values 0..63, got '26' of type str; RoCE uses [26]"),
     ({"dscp": [26, 64]}, "dscp[1] 64 is outside 0..63"),
     ({"dscp": [26, 26]}, "dscp lists 26 twice"),
     # 104 >> 2 = 26, fine; 96 >> 2 = 24, not a RoCE DSCP.
@@ -45,6 +46,8 @@ def test_desired_defaults_are_the_roce_convention():
     ({"tos": 107}, "tos 107 has the ECN bits 11 (CE"),
     ({"tos": 256}, "tos 256 is outside 0..255"),
     ({"default_priority": 3}, "default_priority 3 equals priority 3"),
+    ({"ecn_np": "yes"}, "ecn.np must be true or false, got 'yes' of type str"),
+    ({"ecn_rp": 1}, "ecn.rp must be true or false, got 1 of type int"),
 ])
 def test_desired_refusals_name_value_and_fix(kwargs, words):
     with pytest.raises(RoceNicError) as err:

@@ -22,6 +22,7 @@ if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 from fixtures.sysfs import machines  # noqa: E402
 from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from module_results import assert_options_match_spec  # noqa: E402  pylint: disable=wrong-import-position
 
 
 @pytest.fixture
@@ -155,12 +156,7 @@ def test_main_failure(box, tmp_path, run_main):
 
 
 def test_documentation_matches_argument_spec():
-    options = yaml.safe_load(module.DOCUMENTATION)["options"]
-    assert set(options) == set(module.ARGUMENT_SPEC)
-    for name, spec in module.ARGUMENT_SPEC.items():
-        assert options[name]["type"] == spec["type"], name
-        assert options[name].get("default") == spec.get("default"), name
-    docs = yaml.safe_load(module.DOCUMENTATION)["attributes"]
+    docs = assert_options_match_spec(module)["attributes"]
     assert docs["check_mode"]["support"] == "full" and docs["diff_mode"]["support"] == "full"
     yaml.safe_load(module.EXAMPLES)
     assert set(yaml.safe_load(module.RETURN)) == {"xml", "layout", "devices", "rdma_ports", "dest"}

@@ -2,17 +2,14 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""validate.yml's gpu_power_cap check: every GPU enforces the power plan's GPU cap (docs/power.md)."""
-
+"""validate/gpu.py: validate.yml's gpu_power_cap check, every GPU enforces the power plan's GPU cap (docs/power.md)."""
 from __future__ import annotations
-
-import os
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.gpu import gpu_checks, power_cap_check
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.smi import parse_nvidia_smi_q
+from reference import outputs
 
-RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "..", "..", "..", "fixtures", "reference", "outputs", "nvidia-smi",
-                        "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
+RECORDED = outputs("nvidia-smi", "nvidia-smi-q.h100-80gb-hbm3-x8.535.183.01.gpud.txt")
 
 
 def _recorded_gpus():

@@ -2,8 +2,8 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""roce_nic_sysfs read against a fake ConnectX-7 RoCE port (tests/unit/helpers/fake_roce_nic.py): the GID choice,
-ECN per priority, rdma_cm's ToS."""
+"""fabric/roce/nic_sysfs.py read against a fake ConnectX-7 RoCE port (tests/unit/helpers/fake_roce_nic.py): the
+GID choice, ECN per priority, rdma_cm's ToS."""
 from __future__ import annotations
 
 import os
