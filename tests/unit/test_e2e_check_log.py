@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""tests/e2e/check_log.py on real e2e logs (tests/unit/fixtures/e2e/README.md)."""
+"""tests/e2e/check_log.py on real e2e logs (tests/fixtures/e2e/README.md)."""
 from __future__ import annotations
 
 import os
@@ -12,7 +12,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 sys.path.insert(0, os.path.join(_ROOT, "tests", "e2e"))
 import check_log  # noqa: E402  pylint: disable=wrong-import-position
 
-_LOGS = os.path.join(_ROOT, "tests", "unit", "fixtures", "e2e")
+_LOGS = os.path.join(_ROOT, "tests", "fixtures", "e2e")
 
 
 def _log(name):

@@ -12,7 +12,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 sys.path.insert(0, os.path.join(_ROOT, "tests", "molecule"))
 import check_recap  # noqa: E402  pylint: disable=wrong-import-position
 
-with open(os.path.join(_ROOT, "tests", "unit", "fixtures", "molecule", "dcgm-test.log"), encoding="utf-8") as _fh:
+with open(os.path.join(_ROOT, "tests", "fixtures", "molecule", "dcgm-test.log"), encoding="utf-8") as _fh:
     REAL = _fh.read()
 CHECK_RECAP = "molecule-dcgm-gpu01        : ok=19   changed=0    unreachable=0    failed=0    skipped=20"
 

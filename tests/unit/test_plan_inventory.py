@@ -28,7 +28,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout impo
 _UNIT = os.path.dirname(os.path.abspath(__file__))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
-from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from fake_sysfs.nccl_reader import nccl_read  # noqa: E402
 from reference_inventory import plan_inventory  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""dpkg_installed on recorded dpkg-query outputs (tests/unit/fixtures/dpkg/README.md says where each comes from),
+"""dpkg_installed on recorded dpkg-query outputs (tests/fixtures/dpkg/README.md says where each comes from),
 its refusals (issue 13: each field of a line checked) and wrong types."""
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from filter_refusals import refused
 from wrong_types import assert_only_refusals
 
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "dpkg")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "dpkg")
 
 
 def _lines(name):

@@ -21,7 +21,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.topology imp
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
-from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from fake_sysfs.nccl_reader import nccl_read  # noqa: E402
 from reference import nccl_topology  # noqa: E402  pylint: disable=wrong-import-position
 
 REFERENCE = nccl_topology()

@@ -20,7 +20,7 @@ if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
 from module_results import assert_options_match_spec, warnings  # noqa: E402  pylint: disable=wrong-import-position
-from fixtures.sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
+from fake_sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
 
 BOOT = "3f1c9a52-6a2e-4a8e-9a52-0d1b7c3e5f10"
 

@@ -20,8 +20,8 @@ from ansible_collections.gpufleet.cluster.plugins.modules.nccl_topology import M
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
-from fixtures.sysfs import machines  # noqa: E402
-from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from fake_sysfs import machines  # noqa: E402
+from fake_sysfs.nccl_reader import nccl_read  # noqa: E402
 from module_results import assert_options_match_spec  # noqa: E402  pylint: disable=wrong-import-position
 
 

@@ -17,7 +17,7 @@ from module_results import assert_options_match_spec, run_module_main
 from nasty_input import hostile_text, near_valid
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_FIXTURES = os.path.join(_UNIT, "fixtures")
+_FIXTURES = os.path.join(os.path.dirname(_UNIT), "fixtures")
 
 
 def recorded(*parts):

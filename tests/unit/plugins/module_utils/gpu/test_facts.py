@@ -20,7 +20,7 @@ _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
-from fixtures.sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
+from fake_sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
 from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
 
 _NVIDIA_SMI = outputs("nvidia-smi")

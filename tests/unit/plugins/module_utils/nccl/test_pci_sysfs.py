@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """module_utils/nccl/pci_sysfs.py: NCCL's parent rule, the raw readers and whole boxes built in a fake sysfs
-(tests/unit/fixtures/sysfs), read back by NCCL's own reader; the RDMA port report (Scan.rdma_ports) row by row and
+(tests/fixtures/sysfs), read back by NCCL's own reader; the RDMA port report (Scan.rdma_ports) row by row and
 NCCL's numbering over ACTIVE InfiniBand/RoCE ports when a DOWN port comes before an ACTIVE one on the same device
 (with the tests that kill the mutants `make mutation` found alive, docs/testing.md)."""
 from __future__ import annotations
@@ -33,9 +33,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.pci_sysfs im
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
-from fixtures.sysfs import machines  # noqa: E402
-from fixtures.sysfs.builder import SysfsBuilder, new_tree, write_cpuinfo  # noqa: E402
-from fixtures.sysfs.nccl_reader import nccl_read  # noqa: E402
+from fake_sysfs import machines  # noqa: E402
+from fake_sysfs.builder import SysfsBuilder, new_tree, write_cpuinfo  # noqa: E402
+from fake_sysfs.nccl_reader import nccl_read  # noqa: E402
 
 
 @pytest.fixture

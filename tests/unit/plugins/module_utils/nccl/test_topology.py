@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """module_utils/nccl/topology.py: the layout model's rules (refusals compared in full), the writer, the reader and
-the canonical tree, with NCCL's own reader as the oracle (tests/unit/fixtures/sysfs/nccl_reader.py) and the
+the canonical tree, with NCCL's own reader as the oracle (tests/unit/helpers/fake_sysfs/nccl_reader.py) and the
 reference files; the input rules of issue 13 (guid as NCCL reads it, finite in-range numbers, no control
 characters, no raw exception from the nccl_topology_xml filter) and the property that what is written parses back
 to the input."""
@@ -36,7 +36,7 @@ from nccl_layouts import layout_refusal, make_bridge, make_cpu, make_gpu, make_n
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
-from fixtures.sysfs.nccl_reader import NcclReaderError, nccl_read  # noqa: E402
+from fake_sysfs.nccl_reader import NcclReaderError, nccl_read  # noqa: E402
 from reference import nccl_topology  # noqa: E402  pylint: disable=wrong-import-position
 
 REFERENCE = nccl_topology()

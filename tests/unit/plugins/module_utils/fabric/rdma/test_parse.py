@@ -20,7 +20,7 @@ from reference import outputs
 
 _UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(os.path.dirname(__file__))))))
 _IB = outputs("infiniband")
-_FIXTURES = os.path.join(_UNIT, "fixtures", "rdma")
+_FIXTURES = os.path.join(os.path.dirname(_UNIT), "fixtures", "rdma")
 
 IB_NDR = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
 
@@ -189,7 +189,7 @@ def test_openshift_pod_three_tools_agree():
 # ---------------------------------------------------------------- ibv_devinfo (no recording: built from devinfo.c)
 
 def _devinfo(name, node, part, ports, verbose=False):
-    """Text printed with the printf formats of rdma-core libibverbs/examples/devinfo.c (see fixtures/rdma/README)."""
+    """Text printed with the printf formats of rdma-core libibverbs/examples/devinfo.c (see tests/fixtures/rdma/README.md)."""
     out = "hca_id:\t%s\n\ttransport:\t\t\t%s (%d)\n\tfw_ver:\t\t\t\t%s\n" % (name, "InfiniBand", 0, "28.39.1002")
     out += "\tnode_guid:\t\t\t%s\n\tsys_image_guid:\t\t\t%s\n" % (node, node)
     out += "\tvendor_id:\t\t\t0x%04x\n\tvendor_part_id:\t\t\t%d\n\thw_ver:\t\t\t\t0x%X\n" % (0x02c9, part, 0)

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""fabric/rdma/sysfs.py: a sysfs tree of the recorded H100 node (tests/unit/fixtures/rdma/sysfs_tree.py) reads back as
+"""fabric/rdma/sysfs.py: a sysfs tree of the recorded H100 node (tests/unit/helpers/fake_rdma_sysfs.py) reads back as
 the ibstat recorded on it. Trees with soft RoCE, a dual-port function, RoCE LAG and unreadable values are read through
 the rdma_info module in tests/unit/plugins/modules/test_rdma_info.py."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from reference import outputs
 _UNIT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
 if _UNIT not in sys.path:
     sys.path.insert(0, _UNIT)
-from fixtures.rdma import sysfs_tree  # noqa: E402  pylint: disable=wrong-import-position
+import fake_rdma_sysfs as sysfs_tree  # noqa: E402  pylint: disable=wrong-import-position
 
 _IB = outputs("infiniband")
 COMMON = ("node_guid", "sys_image_guid", "ca_type", "firmware", "hardware_version")
