@@ -82,9 +82,8 @@ export ANSIBLE_COLLECTIONS_PATH=$collections
 installed=$collections/ansible_collections/gpufleet/cluster
 
 echo "== every playbook of the installed copy loads (by FQCN)"
-# playbooks/validate/ (the validate play's task files) shadows the bare name gpufleet.cluster.validate.
-mapfile -t playbooks < <(cd "$installed/playbooks" && for f in *.yml; do
-  n=${f%.yml}; if [ -d "$n" ]; then echo "gpufleet.cluster.$f"; else echo "gpufleet.cluster.$n"; fi; done)
+# By the bare name: a directory beside a playbook (validate's task files, now roles/validate) would shadow it.
+mapfile -t playbooks < <(cd "$installed/playbooks" && for f in *.yml; do echo "gpufleet.cluster.${f%.yml}"; done)
 [ "${#playbooks[@]}" -ge 10 ] || { echo "only ${#playbooks[@]} playbooks in the install"; exit 1; }
 "$bin/ansible-playbook" --syntax-check -i "$inv" "${playbooks[@]}" >"$logs/syntax.log" 2>&1 \
   || { tail -20 "$logs/syntax.log"; exit 1; }

@@ -72,7 +72,7 @@ def test_the_scan_finds_what_the_roles_are_known_to_use():
     for collection, path in [("community.general", "roles/rdma/tasks/service.yml"),
                              ("ansible.posix", "roles/common/tasks/kernel.yml"),
                              ("community.mysql", "roles/slurm/tasks/dbd.yml"),
-                             ("community.general", "playbooks/validate/report.yml"),
+                             ("community.general", "roles/validate/tasks/report.yml"),
                              ("arista.eos", "roles/roce_switch/tasks/push_eos.yml")]:
         assert (collection, path) in found, (collection, path)
 
