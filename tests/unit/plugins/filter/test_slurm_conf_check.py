@@ -15,7 +15,7 @@ import re
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
-from hypothesis import event, given, settings, strategies as st
+from hypothesis import example, event, given, settings, strategies as st
 from nasty_input import hostile_numbers, hostile_text, near_valid
 
 from ansible_collections.gpufleet.cluster.plugins.filter import slurm_conf_check as plugin
@@ -239,6 +239,7 @@ def test_time_values(value):
 @FAST
 @given(value=st.one_of(st.sampled_from(["REQUEUE", "cancel,gang", "SUSPEND,GANG", "requeue,within"]),
                        near_valid(st.sampled_from(["REQUEUE", "CANCEL,GANG"])), hostile_text(1, 12)))
+@example(value=",")  # found by hypothesis (2026-11-29): a mode of no words is OFF
 def test_preempt_mode_values(value):
     try:
         result = slurm_conf_check({"PreemptType": "preempt/qos", "PreemptMode": value}, "slurm.conf", "22.05.8")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
-from hypothesis import event, given, settings, strategies as st
+from hypothesis import event, example, given, settings, strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.filter import slurm_gres_lines as plugin
 from ansible_collections.gpufleet.cluster.plugins.filter.slurm_gres_lines import slurm_gres_lines
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.input_rules import is_valid
-from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import expand_hostlist
+from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.hostlist import HostlistError, expand_hostlist
 from filter_docs import assert_documented
 from nasty_input import hostile_text, near_valid
 from filter_refusals import refused
@@ -96,14 +96,25 @@ def test_gres_core_list_with_a_newline():
 
 
 # ------------------------------------------------------------------ property: refused, or lines that parse back
+def _expanded(names):
+    """The host names a gres entry's `nodes` stand for: each item is a hostlist expression ('0,1' is two nodes)."""
+    try:
+        return [host for name in names for host in expand_hostlist(name)]
+    except HostlistError:
+        return None
+
+
 @FAST
 @given(names=st.lists(NAME, min_size=1, max_size=3), model=NAME,
        device=st.one_of(VALID_DEVICE, near_valid(VALID_DEVICE), hostile_text(1, 16)))
+# Found by hypothesis (2026-11-29): an item that is a hostlist of valid names ('0,1') is two nodes, not a bad name.
+@example(names=["0,1"], model="h100", device="/dev/nvidia")
 def test_gres_lines_are_refused_or_parse_back(names, model, device):
     entry = {"nodes": names, "type": model, "device": device,
              "gpus": [{"index": i, "numa_node": i // 4} for i in range(8)], "numa_cores": {0: "0-51", 1: "52-103"}}
-    valid = (all(slurm_name(n) for n in names) and len(set(names)) == len(names) and slurm_name(model)
-             and is_valid("device_path", device) and not device[-1].isdigit())
+    expanded = _expanded(names)
+    valid = (expanded is not None and all(slurm_name(n) for n in expanded) and len(set(expanded)) == len(expanded)
+             and slurm_name(model) and is_valid("device_path", device) and not device[-1].isdigit())
     try:
         lines = slurm_gres_lines([entry], None, "22.05.8")
     except AnsibleFilterError as error:
@@ -115,7 +126,7 @@ def test_gres_lines_are_refused_or_parse_back(names, model, device):
     for numa, line in enumerate(lines):
         fields = key_values(line)
         assert set(fields) == {"NodeName", "Name", "Type", "File", "Cores"}
-        assert expand_hostlist(fields["NodeName"]) == hosts(names)
+        assert expand_hostlist(fields["NodeName"]) == hosts(expanded)
         assert (fields["Name"], fields["Type"], fields["Cores"]) == ("gpu", model, ["0-51", "52-103"][numa])
         assert expand_hostlist(fields["File"], "device_path") == [
             "%s%d" % (device, i) for i in range(4 * numa, 4 * numa + 4)]
