@@ -93,7 +93,7 @@ def wait_for_ssh(nodes: Iterable[Node], key: str, name: str, timeout: float = 18
             continue
         if time.monotonic() > deadline:
             die(f"{node.hostname} ({node.ip}) did not accept SSH within {timeout:.0f} s: "
-                       f"{proc.stderr.strip()}\n" + boot_diagnostics(f"{name}-{node.hostname}"))
+                f"{proc.stderr.strip()}\n" + boot_diagnostics(f"{name}-{node.hostname}"))
         time.sleep(0.5)
 
 
@@ -116,4 +116,3 @@ def reusable(cname: str) -> bool:
         return False
     ssh = common.podman("exec", cname, "systemctl", "is-active", "ssh.service", check=False).stdout.strip()
     return ssh in ("active", "activating")
-

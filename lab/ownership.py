@@ -173,4 +173,3 @@ def check_ownership(name: str, fingerprint: str) -> None:
             common.podman("rm", "-f", "-t", "2", cname)
         if verdict.remove_state:
             nodes.remove_state_volume(name)
-

@@ -15,17 +15,11 @@ replaces the fragment's key of that attribute):
 """
 from __future__ import annotations
 
-# Every module runs on a POSIX target; a module names its own platforms' details where they narrow this.
-_PLATFORM = r"""
-  platform:
-    support: full
-    platforms: posix
-    description: Target OS/families that can be operated against.
-"""
-
 
 class ModuleDocFragment:
-    """The attributes every module shares; see the module docstring."""
+    """The attributes every module shares; see the module docstring. Every module runs on a POSIX target (a module
+    names its own platforms' details where they narrow this). Each block is one plain string: ansible-test's yamllint
+    reads the fragment's assignments as literals."""
 
     DOCUMENTATION = r"""
 options: {}
@@ -36,7 +30,11 @@ attributes:
   diff_mode:
     support: full
     description: Returns what changed (or would change in check mode) as a diff.
-""".rstrip("\n") + _PLATFORM
+  platform:
+    support: full
+    platforms: posix
+    description: Target OS/families that can be operated against.
+"""
 
     INFO_MODULE = r"""
 options: {}
@@ -47,4 +45,8 @@ attributes:
   diff_mode:
     support: none
     description: Changes nothing, so there is nothing to diff.
-""".rstrip("\n") + _PLATFORM
+  platform:
+    support: full
+    platforms: posix
+    description: Target OS/families that can be operated against.
+"""

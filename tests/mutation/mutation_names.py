@@ -110,7 +110,7 @@ def imports(dotted_path: str) -> Pattern[str]:
     """A regex for the spellings that import a plugin by its dotted path (plugins.module_utils.slurm.hostlist,
     plugins.filter.hostlist_expand): ``...plugins.module_utils.slurm.hostlist`` and
     ``from ...plugins.module_utils.slurm import hostlist`` (also in parentheses over several lines)."""
-    package, _, name = dotted_path.rpartition(".")
+    package, name = dotted_path.rsplit(".", 1)
     p, n = re.escape(package), re.escape(name)
     return re.compile(r"%s\.%s\b|%s import [^\n(]*\b%s\b|%s import \(\s*[^)]*\b%s\b" % (p, n, p, n, p, n))
 

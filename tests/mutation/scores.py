@@ -65,7 +65,7 @@ def main(argv: List[str]) -> int:
     modules = [names.canonical(a) for a in args] or staged_modules()
     width = max([24] + [len(m) for m in modules])
     print("%-*s %7s %7s %8s %8s %7s %7s" % (width, "module", "killed", "total", "survived", "no tests", "other",
-                                           "score"))
+                                            "score"))
     for module in modules:
         if not names.source(module).is_file():
             print("%-*s no %s: results of an older layout, remove %s" % (

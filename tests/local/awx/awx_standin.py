@@ -59,7 +59,7 @@ def main(argv):
         return 0 if status == 200 else 1
     if len(argv) in (5, 6) and argv[1] == "request":
         status, body = call(argv[2], argv[3], argv[4], json.loads(argv[5]) if len(argv) == 6 else None,
-                             token=os.environ["AWX_STANDIN_TOKEN"])
+                            token=os.environ["AWX_STANDIN_TOKEN"])
         print(json.dumps({"status": status, "body": body}))
         return 0 if status < 300 else 1
     print(__doc__, file=sys.stderr)

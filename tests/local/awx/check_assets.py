@@ -170,7 +170,6 @@ def secrets_check(dump, logdir):
        "log (%d logs)" % (bearer, basic_seen, len(issued), len(logs)))
 
 
-
 def _python_type(info):
     if "type" in info:
         return {"str": "str", "raw": "raw", "path": "str", "int": "int", "bool": "bool", "float": "float",

@@ -46,7 +46,6 @@ def load(path):
         return yaml.load(handle, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
 
 
-
 class PlaybookError(Exception):
     """The playbooks name what is not there (a role missing from roles/)."""
 
@@ -251,4 +250,3 @@ def _membership(expr):
             items = node.ops[0].expr
             if isinstance(items, (nodes.List, nodes.Tuple)) and all(isinstance(i, nodes.Const) for i in items.items):
                 yield node.expr.name, [i.value for i in items.items]
-

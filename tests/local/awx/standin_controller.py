@@ -305,4 +305,3 @@ def _could_be_playbook(path):
     except IOError:
         return False
     return False
-

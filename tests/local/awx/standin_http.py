@@ -238,4 +238,3 @@ def call(port_file, method, path, body=None, token=None):
             return response.status, json.loads(text) if text else None
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read().decode("utf-8") or "null")
-

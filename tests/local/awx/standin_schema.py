@@ -122,7 +122,6 @@ class ApiError(Exception):
         self.status, self.body = status, body
 
 
-
 def check_survey(spec):
     """The survey spec as AWX stores it (choices and defaults normalised), or ApiError 400 as AWX words it."""
     def bad(message):

@@ -36,4 +36,3 @@ def test_recipe_hash_follows_the_mirror(monkeypatch):
     assert first == images.recipe_hash(debian)
     monkeypatch.setenv("LAB_DEBIAN_MIRROR", "http://b.invalid/debian")
     assert images.recipe_hash(debian) != first
-

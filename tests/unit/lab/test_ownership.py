@@ -120,7 +120,7 @@ def test_the_same_checkout_through_a_link_is_this_checkout(tmp_path):
     for record in records:
         record["Config"]["Labels"][ownership.OWNER_LABEL] = str(real)
     assert ownership.lab_ownership(NAME, records, str(tmp_path / "link"), WORKTREE_KEY, read=_never_read,
-                             exists=lambda path: True).action == "reuse"
+                                   exists=lambda path: True).action == "reuse"
 
 
 def test_older_containers_of_this_checkout_are_reused_only_with_this_key():
