@@ -38,7 +38,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEFAULT_REPORT = os.path.join(REPO, ".build", "plan", "h100-64", "report.html")
 # plugins/module_utils/plan/report/page.py SECTIONS, in page order.
 SECTIONS = ("summary", "budget", "racks", "power", "as-built", "lustre", "nccl", "slurm", "hostlists")
-# The power budget parts (plan_report_budget.py): per rack a bar at full power and one as planned, each PSU load bar
+# The power budget parts (plan/report/budget.py): per rack a bar at full power and one as planned, each PSU load bar
 # with its rating, and the GPU cap paragraph (data-cap, the figure or "none").
 BUDGET_BAR_RE = re.compile(r'<rect [^>]*data-rack="([^"]+)" data-draw="(full|planned)" data-watts="([0-9.]+)"')
 PSU_BAR_RE = re.compile(r'<rect [^>]*data-psu="([^"]+)" data-watts="([0-9.]+)"(?: data-rating="([0-9.]+)")?')

@@ -9,7 +9,7 @@ returns a single change, so a power limit one GPU refuses stops the run before a
 
 Read-backs: persistence mode, power limit and application clocks are read from NVML. Locked GPU
 clocks are not: NVML has nvmlDeviceSetGpuLockedClocks and nvmlDeviceResetGpuLockedClocks but no
-getter (see docs/gpu-settings.md), so their current value comes from gpu_nvml_state's record.
+getter (see docs/gpu-settings.md), so their current value comes from gpu/clock_record's record.
 """
 
 from __future__ import annotations

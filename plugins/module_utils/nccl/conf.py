@@ -11,7 +11,7 @@ part after, up to the end of the line, its value, unquoted and unstripped; a lin
 environment beats the user's file, which beats /etc/nccl.conf, and the first line of a key wins over a later one.
 Key and value are copied into 1024-byte buffers, so at most 1023 characters each.
 
-Keys are checked against the variables NCCL reads (nccl_params, per NCCL version), values refuse control
+Keys are checked against the variables NCCL reads (nccl/params, per NCCL version), values refuse control
 characters and '#' (NCCL has no inline comment: '22 # comment' would be the value), and a setting's source, written
 above it as a '# source' comment line, refuses control characters and '=' (NCCL reads any line with '=' as a setting).
 
@@ -103,7 +103,7 @@ def _other_versions(key: str) -> List[str]:
 
 def check_key(key: Any, where: str, known: Optional[FrozenSet[str]] = None, label: str = "NCCL") -> str:
     """A variable NCCL reads: NCCL_[A-Z0-9_]+ (fullmatch), at most 1023 characters, and in ``known`` (by default
-    the union of the catalogue, nccl_params.PARAMETERS), with a "did you mean" when it is not."""
+    the union of the catalogue, params.PARAMETERS), with a "did you mean" when it is not."""
     if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
         raise NcclConfError(
             "%s: the key %r is not an NCCL variable: it must match ^NCCL_[A-Z0-9_]+$ (upper case, as NCCL's "

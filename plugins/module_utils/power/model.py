@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Input model, validation and electrical helpers for PDU breaker layouts (stdlib only).
 
-Shared by the layout planner (power_layout) and the independent checker (power). Conventions:
+Shared by the layout planner (power/layout) and the independent checker (power/scenarios). Conventions:
 
 * ``P = V x I x PF`` on every circuit: a PSU drawing ``W`` watts on a circuit at ``V`` volts
   draws ``W / (V x PF)`` amps. Currents of PSUs on one circuit add arithmetically (same PF

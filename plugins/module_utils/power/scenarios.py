@@ -5,7 +5,7 @@
 """Failure-scenario evaluation of a PSU -> circuit assignment (the pdu_check path).
 
 This is deliberately a separate, brute-force-per-scenario implementation: the layout planner
-(power_layout) uses closed-form incremental bounds, and its result is verified here.
+(power/layout) uses closed-form incremental bounds, and its result is verified here.
 
 Scenarios: ``normal``; ``feed X lost`` for every feed (every PSU on a PDU of that feed is
 dead); ``PSU node/n lost`` for every plugged-in PSU. In each scenario a node's load is shared

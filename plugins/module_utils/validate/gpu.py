@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """GPU state checks of validate.yml: power limit and application clocks as configured, ECC and thermal state.
 
-Input: the GPUs of validate_smi.parse_nvidia_smi_q (one node) and validate_expect.expect_gpu's expectation.
+Input: the GPUs of smi.parse_nvidia_smi_q (one node) and expect.expect_gpu's expectation.
 Output: one check result per check for the node (validate_report's entry format), naming the GPUs that fail.
 The ECC and thermal verdicts are those of the Slurm health check (docs/gpu-health.md): volatile uncorrectable
 ECC errors, pending or failed row remapping, pending page retirement, HW (thermal) slowdown active, or a

@@ -4,8 +4,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Shared pieces of the validate.yml output parsers (stdlib only).
 
-Every parser of the validation tools (validate_perftest, validate_nccl, validate_fio, validate_dcgm,
-validate_smi) raises a subclass of ValidateParseError whose message names the tool, the line (1-based)
+Every parser of the validation tools (validate/perftest, validate/nccl, validate/fio, validate/dcgm,
+validate/smi) raises a subclass of ValidateParseError whose message names the tool, the line (1-based)
 and what was expected there, so a failed check says which output line could not be read.
 """
 

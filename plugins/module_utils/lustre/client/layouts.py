@@ -7,9 +7,9 @@
 The directories are described once, in the form of ``gpufleet_plan_lustre.directories`` (docs/plan.md): a
 ``name`` under the mount point (or an absolute ``path`` under one of the client's mounts) and ``apply``:
 
-* ``stripe_plan``: one fixed count from bandwidth (``lustre_striping.stripe_plan``: ``pattern``, ``clients``,
+* ``stripe_plan``: one fixed count from bandwidth (``lustre.striping.stripe_plan``: ``pattern``, ``clients``,
   ``client_bw_gbs``, the OSTs' bandwidth): big files many GPUs read at once (datasets).
-* ``pfl``: a progressive file layout from the file sizes (``lustre_striping.pfl_layout``: ``sizes``):
+* ``pfl``: a progressive file layout from the file sizes (``lustre.striping.pfl_layout``: ``sizes``):
   directories of mixed sizes (checkpoints, scratch).
 * ``plain``: an explicit ``stripe_count`` (-1 = every OST) and optional ``stripe_size``.
 

@@ -6,7 +6,7 @@
 the warnings) and the layout's `psu_loads`: each rack's draw at full power and as planned against its budget, the cap
 and its cost in words, and the PSU load in the worst scenario against the PSU rating.
 
-Scales as in plan_report_power: a chart's axis ends at axis_max(largest value); status is value / limit (budget or
+Scales as in plan/report/power.py: a chart's axis ends at axis_max(largest value); status is value / limit (budget or
 rating) below WARN_AT ok, up to 1 warn, above over.
 """
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Lustre, NCCL and Slurm pictures of the plan report (plan_report.py).
+"""The Lustre, NCCL and Slurm pictures of the plan report (page.py).
 
 * Lustre: per directory its progressive file layout as a ladder (one step per component, the step's height is
   its stripe count out of the OSTs), with the file-size percentiles marked in the component that holds them.

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Drawing primitives of the plan report (plan_report.py): escaped text, number formats, the bar scale,
+"""Drawing primitives of the plan report (page.py): escaped text, number formats, the bar scale,
 ok / warn / over status, an SVG wrapper with its text alternative, and a layered tree drawing.
 
 Everything returns strings of inline SVG that are also well-formed XML (each ``<svg>`` parses with
