@@ -12,7 +12,8 @@ set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
 nodes=gpu01,gpu02,gpu03
-boots() { for n in ${nodes//,/ }; do podman exec "$name-$n" cut -d ' ' -f 22 /proc/1/stat; done | paste -sd' '; }
+boot_of() { podman exec "$name-$1" cut -d ' ' -f 22 /proc/1/stat; }  # PID 1's start time: changes at each boot
+boots() { for n in ${nodes//,/ }; do boot_of "$n"; done | paste -sd' '; }
 
 logged rolling-fixture ansible-playbook -i "$inv" tests/e2e/rolling_reboot/fixture.yml --limit "$nodes"
 before=$(boots)
@@ -74,7 +75,6 @@ podman exec "$name-$stuck" cp /usr/local/sbin/lab-nvidia-module /usr/local/sbin/
 podman exec "$name-$stuck" sh -c "printf '#!/bin/sh\nmkdir -p /sys/module/nvidia\necho $old_module > /sys/module/nvidia/version\n' \
   > /usr/local/sbin/lab-nvidia-module"
 for n in $stuck $next; do podman exec "$name-$n" sh -c "echo $old_module > /sys/module/nvidia/version"; done
-boot_of() { podman exec "$name-$1" cut -d ' ' -f 22 /proc/1/stat; }
 next_boot=$(boot_of $next)
 start=$SECONDS
 if ansible-playbook -i "$inv" playbooks/driver_upgrade.yml --limit "$stuck,$next" -e nvidia_driver_drain_poll_s=5 \
