@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Where the tests find the recorded tool outputs: tests/fixtures/reference, inside the repository.
+"""Where the tests find the checkout and its recorded tool outputs: tests/fixtures, inside the repository.
 
 The files there are byte-identical copies of real outputs (sources, commits and licences in
 tests/fixtures/README.md); tests read them, never edit them. Imported by plain name (tests/unit is on
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 
-#: Absolute path of tests/fixtures/reference.
-REFERENCE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "fixtures", "reference")
+#: The checkout's root, tests/fixtures (the one fixture root) and tests/fixtures/reference, as absolute paths.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+FIXTURES = os.path.join(REPO, "tests", "fixtures")
+REFERENCE = os.path.join(FIXTURES, "reference")
 
 
 def outputs(*parts: str) -> str:

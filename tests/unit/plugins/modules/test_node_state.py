@@ -15,9 +15,7 @@ from hypothesis import strategies as st
 
 from module_results import assert_options_match_spec, run_module_main
 from nasty_input import hostile_text, near_valid
-
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_FIXTURES = os.path.join(os.path.dirname(_UNIT), "fixtures")
+from reference import FIXTURES as _FIXTURES
 
 
 def recorded(*parts):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 
 import pytest
 import yaml
@@ -15,15 +14,12 @@ import yaml
 from ansible_collections.gpufleet.cluster.plugins.modules import rdma_info as module
 from ansible_collections.gpufleet.cluster.plugins.modules.rdma_info import ModuleFailure, _order, run_module
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
 import fake_rdma_sysfs as sysfs_tree  # noqa: E402
-from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position
+from reference import FIXTURES, outputs  # noqa: E402  pylint: disable=wrong-import-position
 from module_results import module_doc  # noqa: E402  pylint: disable=wrong-import-position
 
 _IB = outputs("infiniband")
-_FIXTURES = os.path.join(os.path.dirname(_UNIT), "fixtures", "rdma")
+_FIXTURES = os.path.join(FIXTURES, "rdma")
 IB_NDR = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
 
 

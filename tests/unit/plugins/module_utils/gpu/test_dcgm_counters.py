@@ -22,7 +22,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.dcgm_counters
     render_counters_csv,
 )
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))))
+from reference import REPO  # noqa: I100
+
 UTIL = {"name": "DCGM_FI_DEV_GPU_UTIL", "type": "gauge", "help": "GPU utilisation (in %)."}
 DBE = {"name": "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "type": "counter", "help": "Double-bit volatile ECC errors."}
 DRIVER = {"name": "DCGM_FI_DRIVER_VERSION", "type": "label", "help": "Driver version."}
@@ -121,7 +122,7 @@ def test_parse_reads_what_dcgm_exporter_reads():
 
 def test_the_roles_default_list():
     # 32 metrics: 22 device fields, 9 profiling (DCP) fields, 1 label.
-    with open(os.path.join(_ROOT, "roles", "dcgm", "defaults", "main.yml"), encoding="utf-8") as fh:
+    with open(os.path.join(REPO, "roles", "dcgm", "defaults", "main.yml"), encoding="utf-8") as fh:
         defaults = yaml.safe_load(fh)["dcgm_exporter_metrics"]
     result = counters_csv(defaults, [], "dcgm_exporter_metrics", "dcgm_exporter_extra_metrics")
     assert result["count"] == 32 and len(result["profiling"]) == 9 and result["labels"] == ["DCGM_FI_DRIVER_VERSION"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 
 import pytest
 
@@ -16,9 +15,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.facts import 
     cuda_version_text, read_gpu, read_numa_node, read_system, watts,
 )
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
 from fake_sysfs import machines  # noqa: E402  pylint: disable=wrong-import-position
 from reference import outputs  # noqa: E402  pylint: disable=wrong-import-position

@@ -6,7 +6,6 @@
 the fake 8x H100 node."""
 from __future__ import annotations
 
-import os
 import sys
 
 import pytest
@@ -18,9 +17,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.nvml import (
     select_gpus, sysfs_bus_id, text,
 )
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
 
 

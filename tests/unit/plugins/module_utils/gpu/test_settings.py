@@ -5,8 +5,6 @@
 """gpu/settings.py: option parsing, validation before any change, plans, idempotence, setters, permissions."""
 from __future__ import annotations
 
-import os
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -20,9 +18,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.gpu.settings impo
     persistence_warnings, plan_all, plan_settings, read_state, validate, watts_number, watts_text,
 )
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
 import fake_nvml  # noqa: E402  pylint: disable=wrong-import-position
 
 GPU0 = "GPU 0 (GPU-566e6f65-c38e-b12f-4824-6944218668b9, 00000000:53:00.0)"

@@ -9,7 +9,6 @@ NCCL's numbering over ACTIVE InfiniBand/RoCE ports when a DOWN port comes before
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -30,9 +29,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.pci_sysfs im
     read_rdma_devices,
 )
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
 from fake_sysfs import machines  # noqa: E402
 from fake_sysfs.builder import SysfsBuilder, new_tree, write_cpuinfo  # noqa: E402
 from fake_sysfs.nccl_reader import nccl_read  # noqa: E402

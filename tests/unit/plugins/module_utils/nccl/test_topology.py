@@ -14,7 +14,6 @@ import copy
 import math
 import os
 import re
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -33,9 +32,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.nccl.values impor
 from nasty_input import hostile_numbers, hostile_text
 from nccl_layouts import layout_refusal, make_bridge, make_cpu, make_gpu, make_nic, refusal_of
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
 from fake_sysfs.nccl_reader import NcclReaderError, nccl_read  # noqa: E402
 from reference import nccl_topology  # noqa: E402  pylint: disable=wrong-import-position
 

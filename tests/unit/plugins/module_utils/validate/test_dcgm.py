@@ -16,11 +16,10 @@ import pytest
 from ansible_collections.gpufleet.cluster.plugins.module_utils.validate.dcgm import (
     DcgmDiagParseError, dcgm_verdict, judge_dcgm, parse_dcgm_diag,
 )
-from reference import outputs
+from reference import REPO, outputs
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__)))))))
 _DCGM = outputs("dcgm")
-_SCRIPT = os.path.join(_REPO, "roles", "slurm", "files", "gpufleet-gpu-health")
+_SCRIPT = os.path.join(REPO, "roles", "slurm", "files", "gpufleet-gpu-health")
 DIAGS = ["dcgmi-diag-r1-deployment-fail.deepops.txt",
          "dcgmi-diag-r2-fragment-memory-fail-thermal-warning.ml-engineering.txt",
          "dcgmi-diag-r2.p4de-8xA100.dcgm-3.3.3.awsome.txt",

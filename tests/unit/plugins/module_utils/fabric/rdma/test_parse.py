@@ -16,11 +16,10 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.parse
     parse_gid, parse_guid, parse_ibdev2netdev, parse_ibstat, parse_ibstatus, parse_ibv_devinfo, parse_int,
     parse_rate, parse_rdma_link, summarise,
 )
-from reference import outputs
+from reference import FIXTURES, outputs
 
-_UNIT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(os.path.dirname(__file__))))))
 _IB = outputs("infiniband")
-_FIXTURES = os.path.join(os.path.dirname(_UNIT), "fixtures", "rdma")
+_FIXTURES = os.path.join(FIXTURES, "rdma")
 
 IB_NDR = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
 

@@ -8,16 +8,11 @@ the rdma_info module in tests/unit/plugins/modules/test_rdma_info.py."""
 from __future__ import annotations
 
 import os
-import sys
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.parse import merge, parse_ibstat
 from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.rdma.sysfs import read_sysfs
+import fake_rdma_sysfs as sysfs_tree
 from reference import outputs
-
-_UNIT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
-if _UNIT not in sys.path:
-    sys.path.insert(0, _UNIT)
-import fake_rdma_sysfs as sysfs_tree  # noqa: E402  pylint: disable=wrong-import-position
 
 _IB = outputs("infiniband")
 COMMON = ("node_guid", "sys_image_guid", "ca_type", "firmware", "hardware_version")

@@ -32,9 +32,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.fabric.roce.rende
 
 from roce_readback import assert_lossless, load_nvue, parse_eos, read_eos, read_nvue, read_sonic  # noqa: I100
 from roce_sonic_schema import SONIC_SCHEMA  # noqa: I100
-from reference import outputs
-
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(os.path.dirname(__file__))))))))
+from reference import REPO, outputs
 
 
 def _ports(names, speed=400, cable=5):
@@ -241,7 +239,7 @@ def test_render_refuses_what_the_platform_cannot_express():
 
 
 def test_the_docs_show_what_is_rendered():
-    with open(os.path.join(_REPO, "docs", "roce-switch.md")) as handle:
+    with open(os.path.join(REPO, "docs", "roce-switch.md")) as handle:
         doc = handle.read()
     eos = render(parse_lossless_class({"ports": EOS_PORTS}), "eos").splitlines()
     assert "\n".join(eos[:21]) in doc  # globals and the whole Ethernet1/1 block

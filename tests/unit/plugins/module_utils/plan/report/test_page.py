@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -27,7 +26,6 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.power.scenarios i
 from ansible_collections.gpufleet.cluster.plugins.module_utils.power.layout import plan_layout
 from reference_inventory import plan_inventory
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(os.path.dirname(__file__))))))))
 SVG_NS = "{http://www.w3.org/2000/svg}"
 VOID = {"meta", "link", "br", "hr", "img", "input", "wbr", "col", "area", "base", "source", "track", "embed", "param"}
 
