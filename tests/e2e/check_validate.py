@@ -17,7 +17,7 @@ import json
 import os
 import sys
 from html.parser import HTMLParser
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple, Union
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
 
@@ -57,14 +57,16 @@ def main(argv: List[str]) -> int:
         if not condition:
             problems.append(text)
 
-    def status_of(check: str, node: str, status: str, detail: str = "") -> None:
+    def status_of(check: str, node: str, status: str, detail: Union[str, Tuple[str, ...]] = "") -> None:
+        """Every result of `check` on `node` has `status` and says `detail` (or one of the details given)."""
+        details = (detail,) if isinstance(detail, str) else detail
         found = results(report, check, node)
         expect(bool(found), "%s on %s: no result" % (check, node or "the cluster"))
         for r in found:
             expect(r["status"] == status, "%s on %s is %s (%s), expected %s" % (
                 check, r["nodes"], r["status"], r["detail"], status))
-            expect(detail in r["detail"], "%s on %s says %r, expected it to say %r" % (
-                check, r["nodes"], r["detail"], detail))
+            expect(any(d in r["detail"] for d in details), "%s on %s says %r, expected it to say %s" % (
+                check, r["nodes"], r["detail"], " or ".join(repr(d) for d in details)))
 
     with open(os.path.join(folder, "validate.json"), encoding="utf-8") as fh:
         report = json.load(fh)
@@ -78,7 +80,10 @@ def main(argv: List[str]) -> int:
         status_of("rdma_ports", node, "not_applicable", na_hca)
         status_of("rdma_bw", node, "not_applicable", na_hca)
         status_of("rdma_lat", node, "not_applicable", na_hca)
-        status_of("slurm_node", node, "pass", "sinfo: idle")
+        # A quiet lab node is idle, or planned: sinfo shows an idle node the backfill scheduler holds for a pending
+        # job as planned until its next pass (up to bf_interval after that job started), and validate.yml passes it
+        # (docs/validate.md). The node tests' multi-node srun just before can leave gpu01 so.
+        status_of("slurm_node", node, "pass", ("sinfo: idle", "sinfo: planned"))
     nccl = results(report, "nccl_all_reduce") + results(report, "nccl_all_reduce_node")
     expect(len(nccl) == 1 and nccl[0]["status"] == "not_applicable" and na_gpu in nccl[0]["detail"],
            "NCCL: expected one not applicable result naming the GPUs, got %s" % nccl)
