@@ -123,7 +123,6 @@ import grp
 import os
 import pwd
 import stat
-import tempfile
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -135,6 +134,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
     account,
     mode,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import write_with_final_mode
 
 ARGUMENT_SPEC = {
     "files": {
@@ -217,26 +217,9 @@ def final_attributes(module: AnsibleModule, dest: str, spec: Dict[str, Any]) -> 
 
 
 def write_atomically(module: AnsibleModule, dest: str, data: bytes, spec: Dict[str, Any]) -> None:
-    """Write data to a new temporary file beside dest that has its final owner, group and mode before its first byte
-    (created 0600 with O_EXCL by mkstemp), then rename it over dest."""
-    mode_bits, uid, gid = final_attributes(module, dest, spec)
-    fd, tmp = tempfile.mkstemp(prefix=".ansible_tmp", dir=os.path.dirname(dest))
-    try:
-        try:
-            info = os.fstat(fd)
-            if (info.st_uid, info.st_gid) != (uid, gid):
-                os.fchown(fd, uid, gid)
-            os.fchmod(fd, mode_bits)  # after fchown, which clears set-user-ID and set-group-ID bits
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Write data through a temporary file beside dest that has its final owner, group and mode before its first
+    byte (common.final_mode_write), then rename it over dest."""
+    write_with_final_mode(dest, data, *final_attributes(module, dest, spec))
 
 
 def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
