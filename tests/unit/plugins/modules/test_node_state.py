@@ -193,11 +193,11 @@ def test_a_secret_file_says_whether_it_matches_and_never_its_hash(run_main, comm
         {"path": str(conf), "sha256": right}, {"path": str(tmp_path / "absent"), "sha256": right},
         {"path": str(tmp_path / "dir"), "sha256": right}]})
     me = {"owner": pwd.getpwuid(os.getuid()).pw_name, "group": grp.getgrgid(os.getgid()).gr_name}
+    dir_mode = "%04o" % (os.stat(tmp_path / "dir").st_mode & 0o7777)
     assert result["secrets"] == {
         str(conf): {"exists": True, "isdir": False, "mode": "0600", "matches": True, **me},
         str(tmp_path / "absent"): {"exists": False, "isdir": False, "matches": False},
-        str(tmp_path / "dir"): {"exists": True, "isdir": True, "mode": "%04o" % (os.stat(tmp_path / "dir").st_mode
-                                                                           & 0o7777), "matches": False, **me}}
+        str(tmp_path / "dir"): {"exists": True, "isdir": True, "mode": dir_mode, "matches": False, **me}}
     assert result["changed"] is False and result["paths"] == {}
     # Neither the file's hash nor the expected one is anywhere in what the module returns (invocation included).
     assert right not in json.dumps(result)
