@@ -169,27 +169,14 @@ paths:
       description: SHA-256 of the content, in hex; only for a regular file.
       type: str
 secrets:
-  description: One entry per secret file asked for.
+  description:
+    - One entry per secret file asked for, with the fields of an entry of RV(paths) (C(exists), C(isdir), C(owner),
+      C(group), C(mode)) but no C(sha256); C(matches) in its place.
   returned: always
   type: dict
   sample:
     /etc/slurm/slurmdbd.conf: {exists: true, isdir: false, owner: slurm, group: slurm, mode: "0600", matches: true}
   contains:
-    exists:
-      description: Whether the path exists.
-      type: bool
-    isdir:
-      description: Whether it is a directory.
-      type: bool
-    owner:
-      description: Owner's name (the number when it has none); absent when the path does not exist.
-      type: str
-    group:
-      description: Group's name (the number when it has none); absent when the path does not exist.
-      type: str
-    mode:
-      description: Permission bits as four octal digits; absent when the path does not exist.
-      type: str
     matches:
       description: Whether it is a regular file whose content has the SHA-256 given (false when it does not exist).
       type: bool

@@ -181,19 +181,25 @@ class WriteWatch:
         monkeypatch.setattr(module.os, "chmod", chmod)
 
 
-@pytest.mark.parametrize("existing_mode", [None, 0o644])
-def test_a_secret_file_has_its_final_mode_before_its_first_byte(run_main, tmp_path, monkeypatch, existing_mode):
-    dest = tmp_path / "slurmdbd.conf"
+def run_watched(run_main, monkeypatch, dest, existing_mode, task):
+    """Run the module under umask 022 (a new file's mode would be 0644) over dest, made first with existing_mode
+    (None: no file), and return what the WriteWatch saw with the result."""
     if existing_mode is not None:
         dest.write_text("StoragePass=old\n")
         os.chmod(dest, existing_mode)
     old_umask = os.umask(0o022)
     try:
         watch = WriteWatch(monkeypatch)
-        result = run_main(module, {"files": [spec(dest, "StoragePass=hunter2hunter2\n", mode="0600", secret=True)],
-                                   "_ansible_diff": True})
+        return watch, run_main(module, task)
     finally:
         os.umask(old_umask)
+
+
+@pytest.mark.parametrize("existing_mode", [None, 0o644])
+def test_a_secret_file_has_its_final_mode_before_its_first_byte(run_main, tmp_path, monkeypatch, existing_mode):
+    dest = tmp_path / "slurmdbd.conf"
+    watch, result = run_watched(run_main, monkeypatch, dest, existing_mode, {
+        "files": [spec(dest, "StoragePass=hunter2hunter2\n", mode="0600", secret=True)], "_ansible_diff": True})
     assert result["changed_files"] == [str(dest)] and mode_of(dest) == 0o600
     # The temporary file was 0600 and empty when the first byte went in, 0600 and whole when renamed over dest,
     # and nothing was chmod'ed afterwards (Ansible's atomic_move would chmod a new file to 0644 first).
@@ -213,15 +219,7 @@ def test_a_secret_file_has_its_final_mode_before_its_first_byte(run_main, tmp_pa
 ])
 def test_the_final_mode_is_set_before_the_content(run_main, tmp_path, monkeypatch, mode, existing, expected):
     dest = tmp_path / "web-config.yml"
-    if existing is not None:
-        dest.write_text("old\n")
-        os.chmod(dest, existing)
-    old_umask = os.umask(0o022)
-    try:
-        watch = WriteWatch(monkeypatch)
-        result = run_main(module, {"files": [dict(spec(dest, "new\n"), mode=mode)]})
-    finally:
-        os.umask(old_umask)
+    watch, result = run_watched(run_main, monkeypatch, dest, existing, {"files": [dict(spec(dest, "new\n"), mode=mode)]})
     assert result["changed"] is True and mode_of(dest) == expected
     assert watch.at_first_byte == [(expected, 0)] and watch.at_rename[0][1] == expected
 
