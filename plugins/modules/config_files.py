@@ -14,9 +14,14 @@ description:
   - One call instead of one C(ansible.builtin.template) per file, each of which costs two remote module runs even
     when nothing changes (a checksum and a file-attribute run). A role that writes five files to a hundred nodes
     saves nine hundred module runs on an idempotent re-run.
+  - A file is written to a temporary file beside it that is created with no access for group and others
+    (C(O_CREAT|O_EXCL), mode 0600) and given its final owner, group and mode before its first byte is written, then
+    renamed into place. So a file is never, not even for a moment, readable by more than its final mode allows
+    (C(ansible.builtin.copy) and C(ansible.builtin.template) create a new file with the umask's mode, 0644, and
+    change it afterwards).
   - Render the contents with C(lookup('ansible.builtin.template', ...)), which sets C(ansible_managed) as the
-    template action does. Do not pass secrets; they would be in the task's arguments. Use C(ansible.builtin.template)
-    with C(no_log) for those.
+    template action does. A file that holds a secret is marked O(files[].secret) and the task gets C(no_log), as the
+    content is in the task's arguments.
   - RV(changed_files) lists what changed, so later tasks can tell a reload from a restart.
 author:
   - gpufleet.cluster contributors (@gpufleet)
@@ -46,6 +51,12 @@ options:
       mode:
         description: Permissions, octal as a string (C("0644")) or symbolic; left as they are when not given.
         type: raw
+      secret:
+        description:
+          - The file holds a secret (a password, a key, a password hash). Its diff says only that the content
+            changed, never the content. Give the task C(no_log) as well, and a mode without access for others.
+        type: bool
+        default: false
       parents:
         description:
           - Create missing parent directories (owner root, mode 0755). Without it a missing directory fails the task.
@@ -108,9 +119,12 @@ files:
       type: bool
 """
 
+import grp
 import os
-import tempfile
-from typing import Any, Dict, List, Optional
+import pwd
+import stat
+from types import SimpleNamespace
+from typing import Any, Dict, List, Optional, Tuple
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
@@ -120,6 +134,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
     account,
     mode,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import write_with_final_mode
 
 ARGUMENT_SPEC = {
     "files": {
@@ -132,6 +147,7 @@ ARGUMENT_SPEC = {
             "owner": {"type": "str"},
             "group": {"type": "str"},
             "mode": {"type": "raw"},
+            "secret": {"type": "bool", "default": False},
             "parents": {"type": "bool", "default": False},
         },
     },
@@ -158,16 +174,52 @@ def make_parents(directory: str) -> None:
         os.chmod(path, 0o755)
 
 
-def write_atomically(module: AnsibleModule, dest: str, data: bytes) -> None:
-    """Write data to a temporary file beside dest and move it into place."""
-    fd, tmp = tempfile.mkstemp(prefix=".ansible_tmp", dir=os.path.dirname(dest))
+def _id_of(name: Optional[str], lookup: Any, field: str) -> Optional[int]:
+    if name is None:
+        return None
+    if name.isdigit():
+        return int(name)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        module.atomic_move(tmp, dest, unsafe_writes=False)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        return getattr(lookup(name), field)
+    except KeyError:
+        raise OSError("there is no %s %r on this node" % ("user" if field == "pw_uid" else "group", name)) from None
+
+
+def final_attributes(module: AnsibleModule, dest: str, spec: Dict[str, Any]) -> Tuple[int, int, int]:
+    """The mode, uid and gid the file ends with: those asked for; what is not asked for is kept from the file there
+    now, or for a new file is what a new file gets (the umask's mode, this process's user, the directory's group
+    when it is setgid, as Ansible's atomic_move gives it)."""
+    try:
+        current = os.stat(dest)
+    except FileNotFoundError:
+        current = None
+    umask = os.umask(0)
+    os.umask(umask)
+    base_mode = stat.S_IMODE(current.st_mode) if current else 0o666 & ~umask
+    directory = os.stat(os.path.dirname(dest))
+    uid = _id_of(spec["owner"], pwd.getpwnam, "pw_uid")
+    gid = _id_of(spec["group"], grp.getgrnam, "gr_gid")
+    if uid is None:
+        uid = current.st_uid if current else os.geteuid()
+    if gid is None:
+        gid = current.st_gid if current else (directory.st_gid if directory.st_mode & stat.S_ISGID else os.getegid())
+    wanted = spec["mode"]
+    if wanted is None:
+        final = base_mode
+    elif isinstance(wanted, int):
+        final = wanted
+    elif wanted.isdigit():
+        final = int(wanted, 8)
+    else:  # symbolic, applied to what the file has (or would get) as chmod does
+        # pylint: disable-next=protected-access
+        final = module._symbolic_mode_to_octal(SimpleNamespace(st_mode=stat.S_IFREG | base_mode), wanted)
+    return final, uid, gid
+
+
+def write_atomically(module: AnsibleModule, dest: str, data: bytes, spec: Dict[str, Any]) -> None:
+    """Write data through a temporary file beside dest that has its final owner, group and mode before its first
+    byte (common.final_mode_write), then rename it over dest."""
+    write_with_final_mode(dest, data, *final_attributes(module, dest, spec))
 
 
 def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
@@ -192,7 +244,7 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
             except OSError as err:
                 module.fail_json(msg=f"config_files: creating {directory} for {dest} failed: {to_native(err)}")
         try:
-            write_atomically(module, dest, want)
+            write_atomically(module, dest, want, spec)
         except (OSError, IOError) as err:
             module.fail_json(msg=f"config_files: writing {dest} failed: {to_native(err)}")
     attrs_changed = False
@@ -207,11 +259,12 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
     elif module.check_mode:
         attrs_changed = True  # a new file gets its attributes too
     if content_changed and module._diff:  # pylint: disable=protected-access
+        hidden = "(a secret: its content is not shown)\n"
         diffs.append({
             "before_header": dest if have is not None else f"{dest} (absent)",
             "after_header": dest,
-            "before": to_text(have or b"", errors="surrogate_or_replace"),
-            "after": spec["content"],
+            "before": hidden if spec["secret"] and have is not None else to_text(have or b"", errors="surrogate_or_replace"),
+            "after": hidden if spec["secret"] else spec["content"],
         })
     return {"dest": dest, "changed": content_changed or attrs_changed, "content_changed": content_changed,
             "created": have is None}

@@ -12,6 +12,7 @@ import re
 import sys
 
 import pytest
+import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))), "tests", "molecule"))
@@ -88,13 +89,35 @@ def test_exporter_unit_file(host):
     text = unit.content_string
     assert text.startswith("#")
     assert "\nUser=dcgm-exporter\nGroup=dcgm-exporter\n" in text
-    assert ("\nExecStart=/usr/bin/dcgm-exporter -f /etc/dcgm-exporter/gpufleet-counters.csv -a :9400 -c 30000 "
-            "-r localhost:5555\n") in text
+    # The node's cluster address (gpufleet_ip), not every interface; basic auth through the web configuration.
+    assert ("\nExecStart=/usr/bin/dcgm-exporter -f /etc/dcgm-exporter/gpufleet-counters.csv -a 192.0.2.11:9400 "
+            "-c 30000 -r localhost:5555 --web-config-file /etc/dcgm-exporter/web-config.yml\n") in text
     assert "\nWants=nvidia-dcgm.service\n" in text and "\nWantedBy=multi-user.target\n" in text
     assert "\nPartOf=nvidia-dcgm.service\n" in text  # restarted with the host engine (a DCGM update)
     # systemd itself reads it: the values it parsed, not the file's text.
     shown = host.check_output("systemctl show -p User -p LoadState -p UnitFileState nvidia-dcgm-exporter.service")
     assert "LoadState=loaded" in shown and "User=dcgm-exporter" in shown
+
+
+def test_web_config_holds_the_hash_readable_by_root_and_the_exporter_only(host):
+    web = host.file("/etc/dcgm-exporter/web-config.yml")
+    assert web.user == "root" and web.group == "dcgm-exporter" and web.mode == 0o640
+    # Read as the exporter reads it: YAML, exporter-toolkit's keys; the bcrypt hash, no password.
+    loaded = yaml.safe_load(web.content_string)
+    assert loaded == {"basic_auth_users": {
+        "prometheus": "$2b$10$Fjw0dHm9c/EazRyF0kJ71O6TgPKtH1CcfIqEB5q2WdqhiGv4c3KxO"}}
+    assert "gpufleet-lab-metrics" not in web.content_string
+    # Python's crypt on the node (libxcrypt) checks the hash against the password, as the exporter's bcrypt does.
+    check = ("python3 -W ignore -c 'import crypt, sys; h = sys.argv[1]; "
+             "sys.exit(0 if crypt.crypt(\"gpufleet-lab-metrics\", h) == h else 1)' "
+             "'$2b$10$Fjw0dHm9c/EazRyF0kJ71O6TgPKtH1CcfIqEB5q2WdqhiGv4c3KxO'")
+    assert host.run(check).rc == 0
+
+
+def test_nothing_listens_off_loopback_on_the_host_engine_port(host):
+    """The role's own check read /proc/net/tcp; read it again here with ss (iproute2), as an operator would."""
+    listening = host.check_output("ss -Hltn sport = :5555")
+    assert all(line.split()[3].startswith(("127.", "[::1]")) for line in listening.splitlines()), listening
 
 
 def test_health_watch_unit_file(host):
@@ -149,6 +172,7 @@ _FRESH_PLAY = """
     - role: gpufleet.cluster.dcgm
       vars:
         dcgm_install_packages: true
+        gpufleet_ip: 192.0.2.12  # check mode: the exporter's address is rendered, nothing starts
 """
 
 

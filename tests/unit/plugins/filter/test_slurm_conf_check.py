@@ -100,6 +100,9 @@ def _inventory_cases():
             cluster = {"nodes": count, "cpus": count * int(nodes_vars["slurm_node_cpus"]),
                        "gpus": count * int(nodes_vars["slurm_gpu_count"])}
             settings_ = dict(defaults["slurm_conf_defaults"])
+            # PrivateData and SrunPortRange (roles/slurm/vars/main.yml __slurm_exposure_conf).
+            settings_.update({"PrivateData": ",".join(defaults["slurm_private_data"]),
+                              "SrunPortRange": defaults["slurm_srun_port_range"]})
             # The accounting keys the role adds (roles/slurm/vars/main.yml __slurm_accounting_conf).
             settings_.update({"AccountingStorageType": "accounting_storage/slurmdbd", "AccountingStorageHost": "head",
                               "AccountingStorageTRES": "gres/gpu",

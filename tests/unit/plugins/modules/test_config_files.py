@@ -152,3 +152,92 @@ def test_an_unreadable_destination_fails_with_what_was_attempted(run_main, tmp_p
     result = run_main(module, {"files": [spec(tmp_path / "plain" / "a.conf", "A=1\n")]})
     assert result["failed"] is True
     assert result["msg"].startswith("config_files: reading %s to compare it failed: " % (tmp_path / "plain" / "a.conf"))
+
+
+class WriteWatch:
+    """Records, at the first byte written and at the rename, the mode of the file that receives the content, and
+    every chmod of a path: a file that held its content at another mode for a moment shows here."""
+
+    def __init__(self, monkeypatch):
+        self.at_first_byte = []
+        self.at_rename = []
+        self.chmods = []
+        real_write, real_replace, real_chmod = os.write, os.replace, os.chmod
+
+        def write(fd, data):
+            info = os.fstat(fd)
+            self.at_first_byte.append((stat.S_IMODE(info.st_mode), info.st_size))
+            return real_write(fd, data)
+
+        def replace(src, dst):
+            self.at_rename.append((os.path.basename(dst), mode_of(src), open(src, "rb").read()))
+            return real_replace(src, dst)
+
+        def chmod(path, *args, **kwargs):
+            self.chmods.append(os.fsdecode(path))
+            return real_chmod(path, *args, **kwargs)
+        monkeypatch.setattr(module.os, "write", write)
+        monkeypatch.setattr(module.os, "replace", replace)
+        monkeypatch.setattr(module.os, "chmod", chmod)
+
+
+def run_watched(run_main, monkeypatch, dest, existing_mode, task):
+    """Run the module under umask 022 (a new file's mode would be 0644) over dest, made first with existing_mode
+    (None: no file), and return what the WriteWatch saw with the result."""
+    if existing_mode is not None:
+        dest.write_text("StoragePass=old\n")
+        os.chmod(dest, existing_mode)
+    old_umask = os.umask(0o022)
+    try:
+        watch = WriteWatch(monkeypatch)
+        return watch, run_main(module, task)
+    finally:
+        os.umask(old_umask)
+
+
+@pytest.mark.parametrize("existing_mode", [None, 0o644])
+def test_a_secret_file_has_its_final_mode_before_its_first_byte(run_main, tmp_path, monkeypatch, existing_mode):
+    dest = tmp_path / "slurmdbd.conf"
+    watch, result = run_watched(run_main, monkeypatch, dest, existing_mode, {
+        "files": [spec(dest, "StoragePass=hunter2hunter2\n", mode="0600", secret=True)], "_ansible_diff": True})
+    assert result["changed_files"] == [str(dest)] and mode_of(dest) == 0o600
+    # The temporary file was 0600 and empty when the first byte went in, 0600 and whole when renamed over dest,
+    # and nothing was chmod'ed afterwards (Ansible's atomic_move would chmod a new file to 0644 first).
+    assert watch.at_first_byte == [(0o600, 0)]
+    assert watch.at_rename == [("slurmdbd.conf", 0o600, b"StoragePass=hunter2hunter2\n")]
+    assert str(dest) not in watch.chmods
+    # A secret's diff says that it changed, never what it holds.
+    assert "hunter2" not in str(result["diff"]) and "old" not in str(result["diff"])
+    assert result["diff"][0]["after"] == "(a secret: its content is not shown)\n"
+
+
+@pytest.mark.parametrize("mode, existing, expected", [
+    ("0640", None, 0o640), (0o400, None, 0o400), ("u=rw,g=r,o=", None, 0o640),
+    (None, None, 0o644),         # a new file without a mode: the umask's, as atomic_move gives it
+    (None, 0o600, 0o600),        # an existing file without a mode: kept
+    ("g+r", 0o600, 0o640),       # symbolic, applied to the existing mode
+])
+def test_the_final_mode_is_set_before_the_content(run_main, tmp_path, monkeypatch, mode, existing, expected):
+    dest = tmp_path / "web-config.yml"
+    watch, result = run_watched(run_main, monkeypatch, dest, existing, {"files": [dict(spec(dest, "new\n"), mode=mode)]})
+    assert result["changed"] is True and mode_of(dest) == expected
+    assert watch.at_first_byte == [(expected, 0)] and watch.at_rename[0][1] == expected
+
+
+def test_the_owner_and_group_are_set_before_the_content(run_main, tmp_path, monkeypatch):
+    seen = []
+    real_fchown = os.fchown
+    monkeypatch.setattr(module.os, "fchown", lambda fd, uid, gid: (seen.append((os.fstat(fd).st_size, uid, gid)),
+                                                                   real_fchown(fd, uid, gid)))
+    dest = tmp_path / "f"
+    result = run_main(module, {"files": [spec(dest, "x\n", owner=str(os.getuid()), group=str(os.getgid()))]})
+    assert result["changed"] is True and os.stat(dest).st_uid == os.getuid()
+    assert seen in ([], [(0, os.getuid(), os.getgid())])  # mkstemp's file is already ours: nothing to change
+
+
+def test_an_owner_the_node_does_not_know_fails_before_a_byte_is_written(run_main, tmp_path):
+    dest = tmp_path / "f"
+    result = run_main(module, {"files": [spec(dest, "x\n", owner="nosuchuser-gpufleet")]})
+    assert result["failed"] is True
+    assert result["msg"] == f"config_files: writing {dest} failed: there is no user 'nosuchuser-gpufleet' on this node"
+    assert not dest.exists() and os.listdir(tmp_path) == []

@@ -4,6 +4,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """gpufleet.cluster.node_state: packages, units, paths and device files read in one call, from recorded outputs."""
 import grp
+import hashlib
+import json
 import os
 import pwd
 
@@ -171,3 +173,119 @@ def test_hostile_names_are_refused_or_passed_whole(kind, value):
     else:
         assert all(ord(char) >= 32 for char in value) and not value.startswith("-")
         assert list(result[kind]) in ([value], []) and all(call[-1] == value for call in fake.calls)
+
+
+SECRET_CONF = "StoragePass=correct horse battery staple\n"
+SECRET_SHA256 = "aeac5e4ae4bdd5d8b0a54a08c37e8d4c0f6b0a1f1ab2d0f3d6c1a2ba0a4a8c63"  # not the hash of SECRET_CONF
+
+
+def _sha256(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_secret_file_says_whether_it_matches_and_never_its_hash(run_main, commands, tmp_path):
+    conf = tmp_path / "slurmdbd.conf"
+    conf.write_text(SECRET_CONF)
+    os.chmod(conf, 0o600)
+    (tmp_path / "dir").mkdir()
+    right = _sha256(SECRET_CONF)
+    result = run_main(module, {"secrets": [
+        {"path": str(conf), "sha256": right}, {"path": str(tmp_path / "absent"), "sha256": right},
+        {"path": str(tmp_path / "dir"), "sha256": right}]})
+    me = {"owner": pwd.getpwuid(os.getuid()).pw_name, "group": grp.getgrgid(os.getgid()).gr_name}
+    dir_mode = "%04o" % (os.stat(tmp_path / "dir").st_mode & 0o7777)
+    assert result["secrets"] == {
+        str(conf): {"exists": True, "isdir": False, "mode": "0600", "matches": True, **me},
+        str(tmp_path / "absent"): {"exists": False, "isdir": False, "matches": False},
+        str(tmp_path / "dir"): {"exists": True, "isdir": True, "mode": dir_mode, "matches": False, **me}}
+    assert result["changed"] is False and result["paths"] == {}
+    # Neither the file's hash nor the expected one is anywhere in what the module returns (invocation included).
+    assert right not in json.dumps(result)
+    conf.write_text(SECRET_CONF.replace("staple", "stapler"))
+    again = run_main(module, {"secrets": [{"path": str(conf), "sha256": right}]})
+    assert again["secrets"][str(conf)]["matches"] is False
+    assert _sha256(SECRET_CONF.replace("staple", "stapler")) not in json.dumps(again) and right not in json.dumps(again)
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"path": "/etc/slurm/slurmdbd.conf", "sha256": "StoragePass=hunter2hunter2"},
+     "secrets[0].sha256 is not allowed; expected 64 lower-case hex digits"),
+    ({"path": "/etc/slurm/slurmdbd.conf", "sha256": SECRET_SHA256.upper()}, "secrets[0].sha256 is not allowed"),
+    ({"path": "/etc/slurm/slurmdbd.conf", "sha256": SECRET_SHA256 + "\n"}, "secrets[0].sha256 is not allowed"),
+    ({"path": "etc/slurmdbd.conf", "sha256": SECRET_SHA256}, "secrets[0].path: 'etc/slurmdbd.conf' is not allowed"),
+])
+def test_a_bad_secret_entry_is_refused_without_showing_the_value(run_main, commands, entry, message):
+    result = run_main(module, {"secrets": [entry]})
+    assert result["failed"] is True and result["msg"].startswith("node_state: refusing to read: " + message)
+    assert "hunter2" not in json.dumps(result)
+
+
+_HEAD4 = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+_HEAD6 = ("  sl  local_address                         remote_address                        st tx_queue rx_queue tr "
+          "tm->when retrnsmt   uid  timeout inode\n")
+_TAIL = " 00000000:00000000 00:00000000 00000000     0        0 1061 1 00000000de1293fe 100 0 0 10 0\n"
+
+
+def kernel_tables(monkeypatch, tmp_path, tcp, tcp6):
+    """Point the module at tables written to tmp_path (None: the file does not exist)."""
+    paths = []
+    for name, text, family in (("tcp", tcp, 4), ("tcp6", tcp6, 6)):
+        if text is not None:
+            (tmp_path / name).write_text(text)
+        paths.append((str(tmp_path / name), family))
+    monkeypatch.setattr(module, "_PROC_NET_TCP", tuple(paths))
+
+
+def test_listeners_say_which_addresses_are_exposed(run_main, commands, monkeypatch, tmp_path):
+    # MariaDB on 127.0.0.1:3306 and ::1:3306; nv-hostengine on 0.0.0.0:5555 (exposed); sshd on :: (not asked).
+    kernel_tables(monkeypatch, tmp_path,
+                  _HEAD4 + "   0: 0100007F:0CEA 00000000:0000 0A" + _TAIL + "   1: 00000000:15B3 00000000:0000 0A" + _TAIL,
+                  _HEAD6 + "   0: 00000000000000000000000001000000:0CEA 00000000000000000000000000000000:0000 0A" + _TAIL
+                  + "   1: 00000000000000000000000000000000:0016 00000000000000000000000000000000:0000 0A" + _TAIL)
+    result = run_main(module, {"listen_ports": [3306, 5555, 9400]})
+    assert result["listeners"] == {"3306": {"addresses": ["127.0.0.1", "::1"], "exposed": []},
+                                   "5555": {"addresses": ["0.0.0.0"], "exposed": ["0.0.0.0"]},
+                                   "9400": {"addresses": [], "exposed": []}}
+    assert result["changed"] is False and commands.calls == []
+
+
+def test_a_kernel_without_ipv6_has_no_tcp6_table(run_main, commands, monkeypatch, tmp_path):
+    kernel_tables(monkeypatch, tmp_path, _HEAD4 + "   0: 0100007F:0CEA 00000000:0000 0A" + _TAIL, None)
+    assert run_main(module, {"listen_ports": [3306]})["listeners"] == {
+        "3306": {"addresses": ["127.0.0.1"], "exposed": []}}
+
+
+@pytest.mark.parametrize("tcp, tcp6, expected", [
+    (None, _HEAD6, "node_state: %s does not exist: cannot tell who listens on ports 3306"),
+    ("", _HEAD6, "node_state: /proc/net/tcp does not start with the kernel's header line"),
+    (_HEAD4 + "   0: 0100007F:0CEA\n", _HEAD6, "node_state: line 2 of /proc/net/tcp is not a socket line"),
+    (_HEAD4, "garbage\n", "node_state: /proc/net/tcp6 does not start with the kernel's header line"),
+])
+def test_a_table_that_cannot_be_read_fails_never_reads_as_nothing_listens(run_main, commands, monkeypatch, tmp_path,
+                                                                          tcp, tcp6, expected):
+    kernel_tables(monkeypatch, tmp_path, tcp, tcp6)
+    result = run_main(module, {"listen_ports": [3306]})
+    assert result["failed"] is True and result["msg"].startswith(expected.replace("%s", str(tmp_path / "tcp")))
+
+
+def test_an_unreadable_table_fails_with_the_reason(run_main, commands, monkeypatch, tmp_path):
+    kernel_tables(monkeypatch, tmp_path, None, None)
+    (tmp_path / "tcp").mkdir()  # open() of a directory: IsADirectoryError, an OSError
+    result = run_main(module, {"listen_ports": [5555]})
+    assert result["failed"] is True
+    assert result["msg"].startswith("node_state: reading %s to tell who listens on ports 5555 failed: "
+                                    % (tmp_path / "tcp"))
+
+
+def test_this_machines_own_tables_are_read(run_main, commands):
+    """The real /proc/net/tcp of the machine running the tests: read and parsed without a failure."""
+    result = run_main(module, {"listen_ports": [1, 65535]})
+    assert "failed" not in result and set(result["listeners"]) == {"1", "65535"}
+
+
+@pytest.mark.parametrize("port", [0, 65536, -1])
+def test_a_port_outside_1_65535_is_refused(run_main, commands, port):
+    result = run_main(module, {"listen_ports": [3306, port]})
+    assert result["failed"] is True
+    assert result["msg"] == "node_state: refusing to read: listen_ports[1]: %r is not allowed; expected a TCP port " \
+                            "1-65535" % port
