@@ -13,12 +13,13 @@ import jinja2
 import pytest
 import yaml
 from ansible.errors import AnsibleError
-from ansible.plugins.test.core import TestModule as AnsibleTests
+from ansible.plugins.test import core as ansible_tests
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
-from ansible_collections.gpufleet.cluster.plugins.test.valid import DOCUMENTATION, EXAMPLES, RETURN, TestModule, valid
+from ansible_collections.gpufleet.cluster.plugins.test import valid as valid_plugin
+from ansible_collections.gpufleet.cluster.plugins.test.valid import DOCUMENTATION, EXAMPLES, RETURN, valid
 from nasty_input import hostile_text, near_valid
 from reference import REPO
 
@@ -38,7 +39,7 @@ SAMPLES = {
 #: The Jinja environment Ansible gives a template, reduced to this one test (under its FQCN, as a role names it).
 ENV = jinja2.Environment(undefined=jinja2.StrictUndefined)
 ENV.tests["gpufleet.cluster.valid"] = valid
-ENV.tests["match"] = AnsibleTests().tests()["match"]
+ENV.tests["match"] = ansible_tests.TestModule().tests()["match"]
 
 
 def render(template: str, **values) -> str:
@@ -46,7 +47,7 @@ def render(template: str, **values) -> str:
 
 
 def test_the_plugin_offers_valid():
-    assert TestModule().tests() == {"valid": valid}
+    assert valid_plugin.TestModule().tests() == {"valid": valid}
 
 
 def test_documentation_lists_every_kind_and_what_it_allows():
