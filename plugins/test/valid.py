@@ -35,6 +35,7 @@ options:
         on the controller of letters, digits, '_', '.', '+', '-' (no '.' or '..' part)."
       - "C(checksum): sha256: and 64 lower-case hex digits, or sha512: and 128."
       - "C(config_key): a letter, then letters, digits and '_'."
+      - "C(count): a whole number written in decimal digits (0, 8, 1048576)."
       - "C(dcgm_health_systems): 'a' (all) alone, or letters of pmitndx (each at most once)."
       - "C(deb_version): an upstream version of dotted numbers (4.5.2, 2.27.7+cuda12.9) or apt's full version
         ([epoch:]upstream-revision, 1:4.5.2-1)."
@@ -69,6 +70,10 @@ options:
       - "C(plain_name): a plain file name: letters, digits, '_', '.', '+' and '-', not starting with '.' or '-',
         no '/'."
       - "C(slurm_name): a letter or digit, then up to 63 letters, digits, '.', '_' or '-'."
+      - "C(sysctl_name): a kernel parameter: words of letters, digits, '_' and '-' joined by '.' or '/'
+        (net.core.rmem_max)."
+      - "C(sysctl_value): words of letters, digits, '_', '.', ':', ',', '/', '+' and '-' separated by single
+        blanks (4096 87380 67108864)."
       - "C(systemd_limit): a systemd resource limit setting: Limit followed by one of CPU, FSIZE, DATA, STACK,
         CORE, RSS, NOFILE, AS, NPROC, MEMLOCK, LOCKS, SIGPENDING, MSGQUEUE, NICE, RTPRIO, RTTIME."
       - "C(unix_name): a system user or group name: a lower-case letter or '_', then up to 31 lower-case letters,
@@ -84,6 +89,7 @@ options:
       - archive
       - checksum
       - config_key
+      - count
       - dcgm_health_systems
       - deb_version
       - device_path
@@ -107,6 +113,8 @@ options:
       - package
       - plain_name
       - slurm_name
+      - sysctl_name
+      - sysctl_value
       - systemd_limit
       - unix_name
       - url

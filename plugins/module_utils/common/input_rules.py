@@ -191,6 +191,17 @@ RULES = {rule.kind: rule for rule in (
           "empty (every address), an IPv4 address or host name, or an IPv6 address in brackets",
           "the address is joined with ':port' into an argument of a unit's ExecStart= line", 255,
           lets_through="[]"),
+    _rule("count", r"0|[1-9][0-9]{0,18}", "a whole number written in decimal digits (0, 8, 1048576)",
+          "numbers given as text (a survey answer, an extra var) are written into limits files, units and "
+          "configuration lines as they are", 19),
+    _rule("sysctl_name", r"[A-Za-z0-9_-]+(?:[./][A-Za-z0-9_-]+)+",
+          "a kernel parameter: words of letters, digits, '_' and '-' joined by '.' or '/' (net.core.rmem_max)",
+          "the name is the left side of name=value in sysctl.d", 255),
+    _rule("sysctl_value", r"[A-Za-z0-9_.:,/+-]+(?: [A-Za-z0-9_.:,/+-]+)*",
+          "words of letters, digits, '_', '.', ':', ',', '/', '+' and '-' separated by single blanks "
+          "(4096 87380 67108864)",
+          "the value ends a name=value line of sysctl.d; a newline would add a kernel setting", 255,
+          lets_through=" ,"),
     _rule("dcgm_health_systems", r"a|[pmitndx]{1,7}",
           "'a' (all) alone, or letters of pmitndx (each at most once)", "the value is dcgmi health -s's argument",
           7),

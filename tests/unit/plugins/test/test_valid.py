@@ -34,6 +34,7 @@ SAMPLES = {
     "apt_full_version": "2.27.7-1+cuda12.9", "driver_branch": "580", "driver_version": "580.95.05",
     "unix_name": "dcgm-exporter", "checksum": "sha256:" + "ab" * 32, "ip": "fd00::1", "host": "pool.ntp.org",
     "network": "10.0.1.0/24", "endpoint": "localhost:5555", "listen_address": "[::]", "dcgm_health_systems": "pmi",
+    "count": "1048576", "sysctl_name": "net.ipv4.conf.eth0/100.rp_filter", "sysctl_value": "4096 87380 67108864",
 }
 
 #: The Jinja environment Ansible gives a template, reduced to this one test (under its FQCN, as a role names it).
