@@ -24,18 +24,25 @@
 cases.yml: `roles: {<role>: {base: {...}, checks: [task names]}}` (base: values like the lab's that let the
 preflight get through its reads on a machine that is no cluster node; checks: the role's input-check tasks) and
 `cases: [{role, name, vars, expect, names, hidden, bare}]` (bare: the role's defaults alone, no base).
+PREFLIGHT_ROLES=slurm,dcgm runs only those roles' cases (while working on one).
 """
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import yaml
 
 
 def _load(path):
+    """cases.yml; with PREFLIGHT_ROLES (role names, comma separated) only those roles' cases."""
     with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        data = yaml.safe_load(handle)
+    only = [role for role in os.environ.get("PREFLIGHT_ROLES", "").split(",") if role]
+    if only:
+        data["cases"] = [case for case in data["cases"] if case["role"] in only]
+    return data
 
 
 def inventory(data, node, python):
@@ -81,7 +88,7 @@ def playbook(cases_path, out_path, inventory_path, node):
         "name": "Write the results", "ansible.builtin.copy": {
             "content": "{{ preflight_results | to_nice_json }}\n", "dest": "{{ lookup('env', 'PREFLIGHT_RESULTS') }}",
             "mode": "0600"},
-        "check_mode": False, "delegate_to": "localhost"}]})
+        "check_mode": False}]})
     with open(out_path, "w", encoding="utf-8") as handle:
         yaml.safe_dump(plays, handle, sort_keys=False, width=200)
 

@@ -4,7 +4,8 @@
 # variable (and never printing a secret), and each role's good values, the lab's and its bare defaults alike,
 # must get through those checks. One ansible-playbook run for all of them (harness.py writes it: a play per case).
 #   tests/local/preflight/run.sh        exits non-zero when a case ends otherwise; removes everything it made
-#                                       (PREFLIGHT_TEST_KEEP=1 keeps the playbook, the results and the log)
+#                                       (PREFLIGHT_TEST_KEEP=1 keeps the playbook, the results and the log;
+#                                       PREFLIGHT_ROLES=slurm,dcgm runs only those roles' cases)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/local/lib.sh
