@@ -48,7 +48,8 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
 _IPV4 = r"%s(?:\.%s){3}" % (_OCTET, _OCTET)
 _COMPONENT = r"(?!\.{1,2}(?:/|\Z))[A-Za-z0-9_.+-]+"
-_IPV6 = r"[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}"
+# IPv6: hex groups and colons, an IPv4 tail allowed (::ffff:10.0.0.1); the kernel or the tool refuses nonsense.
+_IPV6 = r"(?:[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}|(?:[0-9A-Fa-f]{0,4}:){2,6}%s)" % _IPV4
 _HOSTNAME = r"(?=[^/:]{1,253}(?:[/:]|\Z))%s(?:\.%s)*" % (_LABEL, _LABEL)
 _PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 # What a URL may hold after its scheme: no blank, quote, '#', '$', ';', backslash or '<>' anywhere.
@@ -177,7 +178,7 @@ RULES = {rule.kind: rule for rule in (
           "sha256: and 64 lower-case hex digits, or sha512: and 128",
           "the checksum is the one get_url checks the download against", 135),
     _rule("ip", r"%s|%s" % (_IPV4, _IPV6), "an IPv4 address (10.0.0.1) or an IPv6 address (fd00::1)",
-          "addresses go into /etc/hosts, unit files and configuration lines", 39),
+          "addresses go into /etc/hosts, unit files and configuration lines", 45),
     _rule("host", r"%s|%s" % (_HOSTNAME, _IPV6), "a host name, an IPv4 address or an IPv6 address",
           "host names and addresses go into chrony.conf (server/pool lines) and unit files, split on blanks", 253),
     _rule("network", r"(?:%s|%s)(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?" % (_HOSTNAME, _IPV6),
