@@ -53,6 +53,7 @@ options:
         digit."
       - "C(ip): an IPv4 address (10.0.0.1) or an IPv6 address (fd00::1)."
       - "C(ipv4): a dotted-quad IPv4 address such as 10.0.0.1."
+      - "C(kernel_module): a kernel module name: lower-case letters, digits, '_' and '-'."
       - "C(limit_value): a limit as systemd takes it: infinity or a number with an optional unit (8M), or
         SOFT:HARD."
       - "C(line): one line of printable text (at most 1024 characters, no leading or trailing blank, no
@@ -69,6 +70,7 @@ options:
         letter or digit (no version, option, pattern or blank)."
       - "C(plain_name): a plain file name: letters, digits, '_', '.', '+' and '-', not starting with '.' or '-',
         no '/'."
+      - "C(port_guid): a port GUID as ibstat -p prints it: 0x and 16 hex digits."
       - "C(slurm_name): a letter or digit, then up to 63 letters, digits, '.', '_' or '-'."
       - "C(sysctl_name): a kernel parameter: words of letters, digits, '_' and '-' joined by '.' or '/'
         (net.core.rmem_max)."
@@ -102,6 +104,7 @@ options:
       - ifname
       - ip
       - ipv4
+      - kernel_module
       - limit_value
       - line
       - listen_address
@@ -112,6 +115,7 @@ options:
       - nid
       - package
       - plain_name
+      - port_guid
       - slurm_name
       - sysctl_name
       - sysctl_value

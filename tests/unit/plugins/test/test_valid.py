@@ -35,6 +35,7 @@ SAMPLES = {
     "unix_name": "dcgm-exporter", "checksum": "sha256:" + "ab" * 32, "ip": "fd00::1", "host": "pool.ntp.org",
     "network": "10.0.1.0/24", "endpoint": "localhost:5555", "listen_address": "[::]", "dcgm_health_systems": "pmi",
     "count": "1048576", "sysctl_name": "net.ipv4.conf.eth0/100.rp_filter", "sysctl_value": "4096 87380 67108864",
+    "kernel_module": "ib_ipoib", "port_guid": "0x0002c90300a1b2c3",
 }
 
 #: The Jinja environment Ansible gives a template, reduced to this one test (under its FQCN, as a role names it).
