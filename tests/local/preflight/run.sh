@@ -30,3 +30,21 @@ fi
 "$py" "$here/harness.py" check "$here/cases.yml" "$tmp/results.json" "$tmp/play.log"
 "$py" -c 'import sys; print("%d cases in one ansible-playbook run: %.1f s" % (int(sys.argv[3]), float(sys.argv[2]) - float(sys.argv[1])))' \
   "$start" "$end" "$(grep -c '"case"' "$tmp/results.json")"
+
+# playbooks/plan.yml's own input check (it runs on the controller, not through a role): a plan_dir or a cluster
+# name with a newline or a blank is refused by the assertion on that variable, before anything is written.
+plan_refused() {  # plan_refused VARIABLE EXTRA_VARS_JSON
+  local log=$tmp/plan-$1.log
+  if (cd "$root" && "$playbook" playbooks/plan.yml -i inventories/h100-64 -e "$2") >"$log" 2>&1; then
+    echo "FAIL plan.yml took a bad $1"; exit 1
+  fi
+  if ! grep -q "Check the cluster's name and the output directory" "$log" \
+     || ! grep -q "\"assertion\": \"[^\"]*$1" "$log"; then
+    echo "FAIL plan.yml did not refuse the bad $1 by its input check"; tail -n 20 "$log"; exit 1
+  fi
+  if [ -e "$tmp/plan" ]; then echo "FAIL plan.yml wrote $tmp/plan although it refused $1"; exit 1; fi
+  echo "ok     plan.yml: a bad $1 refused"
+}
+plan_refused plan_dir "{\"plan_dir\": \"$tmp/plan\\nx\"}"
+plan_refused gpufleet_cluster_name "{\"gpufleet_cluster_name\": \"h100 64\", \"plan_dir\": \"$tmp/plan\"}"
+
