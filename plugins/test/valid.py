@@ -10,9 +10,9 @@ name: valid
 version_added: 0.1.0
 short_description: The value is a valid value of one kind of the collection's input rules
 description:
-  - "True when the value passes the collection's input rule O(kind) (docs/input-rules.md), the rule the
-    collection's filters and modules apply to what they write: the whole value matches (a trailing newline is
-    refused, unlike C(is match('^...$'))), it holds no control character, and it is no longer than the kind
+  - "True when the value passes the collection's input rule O(kind) (docs/input-rules.md), the rule the collection's
+    filters and modules apply to what they write: the whole value matches (a trailing newline is refused, unlike
+    with C(is match) and a pattern ending in C($)), it holds no control character, and it is no longer than the kind
     allows."
   - "The roles' preflights check their variables with it before any change, so a value that would add a line to a
     unit, a comment to a configuration file or a word to a command is refused there, naming the variable."
