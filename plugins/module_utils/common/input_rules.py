@@ -57,6 +57,8 @@ _URL = r"(?:https?|ftp|file)://[A-Za-z0-9._~:/?&=%+@,!\[\]-]+"
 _UPSTREAM = r"[0-9]+(?:[.][0-9]+)+(?:[+~][0-9A-Za-z.+~]+)?"
 _LIMITS = "CPU|FSIZE|DATA|STACK|CORE|RSS|NOFILE|AS|NPROC|MEMLOCK|LOCKS|SIGPENDING|MSGQUEUE|NICE|RTPRIO|RTTIME"
 _LIMIT_VALUE = r"(?:infinity|[+-]?[0-9]+[A-Za-z]{0,2})"
+_ARCHIVE = r"(?=.*[.](?:tar[.]gz|tgz|tar[.]xz|tar[.]bz2|tar)\Z)(?:%s|/?(?:%s/)*%s)" % (_URL, _COMPONENT, _COMPONENT)
+_ENDPOINT = r"unix:///(?:%s/)*%s|%s:%s|\[%s\]:%s" % (_COMPONENT, _COMPONENT, _HOSTNAME, _PORT, _IPV6, _PORT)
 
 
 @dataclass(frozen=True)
@@ -152,8 +154,7 @@ RULES = {rule.kind: rule for rule in (
     _rule("url", _URL,
           "an http://, https://, ftp:// or file:// URL without blanks, quotes, '#', '$', ';' or backslashes",
           "URLs land in apt sources (split on blanks), unit files and command lines", 2048, lets_through="=,[]"),
-    _rule("archive", r"(?=.*[.](?:tar[.]gz|tgz|tar[.]xz|tar[.]bz2|tar)\Z)(?:%s|/?(?:%s/)*%s)" % (
-        _URL, _COMPONENT, _COMPONENT),
+    _rule("archive", _ARCHIVE,
           "a .tar.gz, .tgz, .tar.xz, .tar.bz2 or .tar archive: a URL (http, https, ftp, file) or a path on the "
           "controller of letters, digits, '_', '.', '+', '-' (no '.' or '..' part)",
           "the archive's name is a download or copy source and the argument of tar", 2048, lets_through="=,[]"),
@@ -184,8 +185,7 @@ RULES = {rule.kind: rule for rule in (
     _rule("network", r"(?:%s|%s)(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?" % (_HOSTNAME, _IPV6),
           "an address, a host name or 'all', with an optional /prefix length (10.0.1.0/24, fd00::/64)",
           "networks go into chrony.conf allow lines, split on blanks", 253),
-    _rule("endpoint", r"unix:///(?:%s/)*%s|%s:%s|\[%s\]:%s" % (
-        _COMPONENT, _COMPONENT, _HOSTNAME, _PORT, _IPV6, _PORT),
+    _rule("endpoint", _ENDPOINT,
           "host:port, [IPv6]:port or unix:///path (port 1-65535)",
           "the address is an argument of a unit's ExecStart= line", 253, lets_through="[]"),
     _rule("listen_address", r"(?:%s|\[%s\])?" % (_HOSTNAME, _IPV6),
