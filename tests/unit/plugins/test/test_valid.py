@@ -145,3 +145,12 @@ def test_the_kinds_the_roles_use_exist():
                                                handle.read()))
     assert used, "no role uses the test"
     assert used <= set(input_rules.RULES), sorted(used - set(input_rules.RULES))
+
+
+def test_every_test_plugin_has_its_test_module():
+    """As for the filters (tests/unit/test_filter_tests.py): plugins/test/<name>.py has tests/unit/plugins/test/
+    test_<name>.py, and nothing else lives there."""
+    plugins = sorted(name[:-3] for name in os.listdir(os.path.join(REPO, "plugins", "test")) if name.endswith(".py"))
+    here = sorted(name for name in os.listdir(os.path.dirname(os.path.abspath(__file__)))
+                  if name.endswith(".py"))
+    assert plugins == ["valid"] and here == ["test_%s.py" % name for name in plugins]
