@@ -153,4 +153,4 @@ def test_every_test_plugin_has_its_test_module():
     plugins = sorted(name[:-3] for name in os.listdir(os.path.join(REPO, "plugins", "test")) if name.endswith(".py"))
     here = sorted(name for name in os.listdir(os.path.dirname(os.path.abspath(__file__)))
                   if name.endswith(".py"))
-    assert plugins == ["valid"] and here == ["test_%s.py" % name for name in plugins]
+    assert "valid" in plugins and here == ["test_%s.py" % name for name in plugins]
