@@ -28,7 +28,7 @@ if [ "$status" -ne 0 ] || [ ! -s "$tmp/results.json" ]; then
   echo "ansible-playbook exited $status"; tail -n 60 "$tmp/play.log"; exit 1
 fi
 "$py" "$here/harness.py" check "$here/cases.yml" "$tmp/results.json" "$tmp/play.log"
-"$py" -c 'import sys; print("%d cases in one ansible-playbook run: %.1f s" % (int(sys.argv[3]), float(sys.argv[2]) - float(sys.argv[1])))' \
+"$py" -c 'import sys; print("== %d preflight cases in one ansible-playbook run: %.1f s" % (int(sys.argv[3]), float(sys.argv[2]) - float(sys.argv[1])))' \
   "$start" "$end" "$(grep -c '"case"' "$tmp/results.json")"
 
 # playbooks/plan.yml's own input check (it runs on the controller, not through a role): a plan_dir or a cluster
@@ -43,7 +43,7 @@ plan_refused() {  # plan_refused VARIABLE EXTRA_VARS_JSON
     echo "FAIL plan.yml did not refuse the bad $1 by its input check"; tail -n 20 "$log"; exit 1
   fi
   if [ -e "$tmp/plan" ]; then echo "FAIL plan.yml wrote $tmp/plan although it refused $1"; exit 1; fi
-  echo "ok     plan.yml: a bad $1 refused"
+  echo "== plan.yml: a bad $1 refused"
 }
 plan_refused plan_dir "{\"plan_dir\": \"$tmp/plan\\nx\"}"
 plan_refused gpufleet_cluster_name "{\"gpufleet_cluster_name\": \"h100 64\", \"plan_dir\": \"$tmp/plan\"}"
