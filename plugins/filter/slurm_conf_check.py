@@ -89,6 +89,15 @@ options:
       gpus:
         description: GPUs (every node's Gres gpu count, summed).
         type: int
+  names:
+    description:
+      - "The variable each key's value comes from (key as given, case-insensitive, to the variable's name), for
+        example C({'StoragePass': 'slurm_db_password'}); a refused value's message then starts with the variable's
+        name, so the user knows what to change."
+      - Whatever O(names) says, the value of a secret key (C(StoragePass), C(AccountingStoragePass),
+        C(JobCompPass)) is never shown in a message. A secret must be one word Slurm reads back whole (no blank,
+        C(#), double quote, backslash or control character), since the database keeps the whole password.
+    type: dict
   qos:
     description:
       - For C(slurm.conf) only, the QOS policy in the shape of C(gpufleet.cluster.slurm_account)'s O(qos)
@@ -115,6 +124,16 @@ EXAMPLES = r"""
            cluster={'nodes': 8, 'cpus': 832, 'gpus': 64}, qos=slurm_qos) }}
   # {MaxJobCount: 64} gives warnings: ["slurm.conf MaxJobCount=64 is below 2496, 3 x the 832 jobs that can run
   # at once ..."]; {PriorityCalcPeriod: 3600} is refused: "... it is 3600 minutes (60 hours) ...".
+
+- name: Preflight | Check the slurmdbd.conf values (a refusal names the variable, never the password)
+  ansible.builtin.assert:
+    that: >-
+      ({'StorageLoc': slurm_db_name, 'StoragePass': slurm_db_password}
+       | gpufleet.cluster.slurm_conf_check('slurmdbd.conf', '23.11.4',
+           names={'StorageLoc': 'slurm_db_name', 'StoragePass': 'slurm_db_password'})).lines | length == 2
+    quiet: true
+  # A password with '#' fails: "slurm_db_password: slurmdbd.conf StoragePass (its value is a secret and not shown)
+  # holds '#', which starts a comment ..."
 
 - name: cgroup.conf from the defaults
   ansible.builtin.copy:
@@ -152,7 +171,7 @@ from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import co
 
 
 @collection_filter("slurm_conf_check")
-def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None):
+def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None, names=None):
     """Validate and translate Slurm settings; return settings, translations, warnings and lines."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
         CONF_FILES,
@@ -166,6 +185,7 @@ def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=
     one_of("conf", conf, CONF_FILES)
     of_type("version", version, str, "a string such as '22.05.8'")
     flag("defaults", defaults)
+    of_type("names", names, dict, "a mapping of Slurm keys to variable names", optional=True)
     merged = dict(settings)
     if defaults:
         if conf != "cgroup.conf":
@@ -176,7 +196,7 @@ def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=
         merged.update(settings)
     if (cluster is not None or qos is not None) and conf != "slurm.conf":
         raise SlurmConfError("cluster and qos apply to slurm.conf only, not %s" % conf)
-    result = check_settings(conf, merged, version)
+    result = check_settings(conf, merged, version, names)
     if conf == "slurm.conf":
         result["warnings"] = result["warnings"] + check_values(result["settings"], version, cluster, qos)
     result["lines"] = render_conf_lines(result["settings"], conf, version)

@@ -48,6 +48,17 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
 _IPV4 = r"%s(?:\.%s){3}" % (_OCTET, _OCTET)
 _COMPONENT = r"(?!\.{1,2}(?:/|\Z))[A-Za-z0-9_.+-]+"
+# IPv6: hex groups and colons, an IPv4 tail allowed (::ffff:10.0.0.1); the kernel or the tool refuses nonsense.
+_IPV6 = r"(?:[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}|(?:[0-9A-Fa-f]{0,4}:){2,6}%s)" % _IPV4
+_HOSTNAME = r"(?=[^/:]{1,253}(?:[/:]|\Z))%s(?:\.%s)*" % (_LABEL, _LABEL)
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+# What a URL may hold after its scheme: no blank, quote, '#', '$', ';', backslash or '<>' anywhere.
+_URL = r"(?:https?|ftp|file)://[A-Za-z0-9._~:/?&=%+@,!\[\]-]+"
+_UPSTREAM = r"[0-9]+(?:[.][0-9]+)+(?:[+~][0-9A-Za-z.+~]+)?"
+_LIMITS = "CPU|FSIZE|DATA|STACK|CORE|RSS|NOFILE|AS|NPROC|MEMLOCK|LOCKS|SIGPENDING|MSGQUEUE|NICE|RTPRIO|RTTIME"
+_LIMIT_VALUE = r"(?:infinity|[+-]?[0-9]+[A-Za-z]{0,2})"
+_ARCHIVE = r"(?=.*[.](?:tar[.]gz|tgz|tar[.]xz|tar[.]bz2|tar)\Z)(?:%s|/?(?:%s/)*%s)" % (_URL, _COMPONENT, _COMPONENT)
+_ENDPOINT = r"unix:///(?:%s/)*%s|%s:%s|\[%s\]:%s" % (_COMPONENT, _COMPONENT, _HOSTNAME, _PORT, _IPV6, _PORT)
 
 
 @dataclass(frozen=True)
@@ -59,10 +70,13 @@ class Rule:
     allowed: str
     why: str
     max_length: int = 255
+    #: Separator characters this kind lets through, because the place its value lands does not split on them
+    #: (an argument of a systemd ExecStart= may hold '=' and ','; a comment may hold blanks). Empty for most kinds.
+    lets_through: str = ""
 
 
-def _rule(kind: str, pattern: str, allowed: str, why: str, max_length: int = 255) -> Rule:
-    return Rule(kind, re.compile(pattern), allowed, why, max_length)
+def _rule(kind: str, pattern: str, allowed: str, why: str, max_length: int = 255, lets_through: str = "") -> Rule:
+    return Rule(kind, re.compile(pattern), allowed, why, max_length, lets_through)
 
 
 RULES = {rule.kind: rule for rule in (
@@ -110,6 +124,92 @@ RULES = {rule.kind: rule for rule in (
           "or digit (no version, option, pattern or blank)",
           "package names go to dpkg-query's and apt's argv; a leading '-' would be read as an option, '=' as a "
           "version, '*' or '?' as a pattern and '/' as a release", 128),
+    # The kinds the roles' preflights check with the gpufleet.cluster.valid test (issue 27).
+    _rule("abs_path", r"(?:/%s)+" % _COMPONENT,
+          "an absolute path of letters, digits, '_', '.', '+' and '-' with no trailing '/', blank, '.' or '..' part",
+          "paths land in unit files (ExecStart=), configuration files and command lines, which split on blanks "
+          "and read '#' as a comment", 1024),
+    _rule("exec_arg", r"[A-Za-z0-9_.,:=/@+\[\]-]+",
+          "one command-line argument of letters, digits and '_', '.', ',', ':', '=', '/', '@', '+', '[', ']', '-'",
+          "arguments are joined into a systemd ExecStart= line: a blank starts another argument, a quote, '%' "
+          "(a specifier), '$' (a variable), ';' or a backslash change what systemd runs, a newline adds a line "
+          "to the unit", 1024, lets_through="=,[]"),
+    _rule("systemd_limit", r"Limit(?:%s)" % _LIMITS,
+          "a systemd resource limit setting: Limit followed by one of %s" % _LIMITS.replace("|", ", "),
+          "the key is written as Key=value into a [Service] drop-in; any other key (ExecStartPre=, User=, "
+          "Environment=...) would change what the daemon runs and as whom", 16),
+    _rule("limit_value", r"%s(?::%s)?" % (_LIMIT_VALUE, _LIMIT_VALUE),
+          "a limit as systemd takes it: infinity or a number with an optional unit (8M), or SOFT:HARD",
+          "the value ends a Key=value line of a unit drop-in; a newline would add a line, a blank another word",
+          64),
+    _rule("line", r"[^\s\\](?:[^\\]{0,1022}[^\s\\])?",
+          "one line of printable text (at most 1024 characters, no leading or trailing blank, no backslash)",
+          "the text is written on one line (a comment, a reason): a newline would start a line of its own, a "
+          "final backslash would join the next line to it in a unit file", 1024,
+          lets_through=" #=,;\"'`$[]{}()"),
+    _rule("mysql_name", r"[A-Za-z_][A-Za-z0-9_]{0,63}",
+          "a letter or '_', then up to 63 letters, digits and '_'",
+          "database and user names go unquoted into SQL statements, MySQL privilege strings (db.*:ALL, split on "
+          "'.', ':' and '/') and slurmdbd.conf", 64),
+    _rule("url", _URL,
+          "an http://, https://, ftp:// or file:// URL without blanks, quotes, '#', '$', ';' or backslashes",
+          "URLs land in apt sources (split on blanks), unit files and command lines", 2048, lets_through="=,[]"),
+    _rule("archive", _ARCHIVE,
+          "a .tar.gz, .tgz, .tar.xz, .tar.bz2 or .tar archive: a URL (http, https, ftp, file) or a path on the "
+          "controller of letters, digits, '_', '.', '+', '-' (no '.' or '..' part)",
+          "the archive's name is a download or copy source and the argument of tar", 2048, lets_through="=,[]"),
+    _rule("deb_version", r"(?:[0-9]{1,5}:)?%s(?:-[0-9A-Za-z.+~]+)?" % _UPSTREAM,
+          "an upstream version of dotted numbers (4.5.2, 2.27.7+cuda12.9) or apt's full version "
+          "([epoch:]upstream-revision, 1:4.5.2-1)",
+          "versions go into apt's argv (name=version) and apt's preferences file (Pin: version ...), which read "
+          "'*' as a pattern and split on blanks", 128),
+    _rule("apt_full_version", r"(?:[0-9]{1,5}:)?%s-[0-9A-Za-z.+~]+" % _UPSTREAM,
+          "apt's full version, [epoch:]upstream-revision, such as 2.27.7-1+cuda12.9",
+          "the version is pinned with name=version on apt's argv, which needs the revision", 128),
+    _rule("driver_branch", r"[0-9]{3}", "an NVIDIA driver branch: three digits such as 580",
+          "the branch is part of package names and of apt's preferences file (Pin: version 580.*)", 3),
+    _rule("driver_version", r"[0-9]{3}[.][0-9]+(?:[.][0-9]+)?",
+          "an NVIDIA driver version: branch.minor or branch.minor.patch such as 580.95.05",
+          "the version is pinned in apt's argv and preferences file", 32),
+    _rule("unix_name", r"[a-z_][a-z0-9_-]{0,31}",
+          "a system user or group name: a lower-case letter or '_', then up to 31 lower-case letters, digits, "
+          "'_' or '-'",
+          "the name goes to useradd/groupadd and into User=/Group= of a unit", 32),
+    _rule("checksum", r"sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128}",
+          "sha256: and 64 lower-case hex digits, or sha512: and 128",
+          "the checksum is the one get_url checks the download against", 135),
+    _rule("ip", r"%s|%s" % (_IPV4, _IPV6), "an IPv4 address (10.0.0.1) or an IPv6 address (fd00::1)",
+          "addresses go into /etc/hosts, unit files and configuration lines", 45),
+    _rule("host", r"%s|%s" % (_HOSTNAME, _IPV6), "a host name, an IPv4 address or an IPv6 address",
+          "host names and addresses go into chrony.conf (server/pool lines) and unit files, split on blanks", 253),
+    _rule("network", r"(?:%s|%s)(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?" % (_HOSTNAME, _IPV6),
+          "an address, a host name or 'all', with an optional /prefix length (10.0.1.0/24, fd00::/64)",
+          "networks go into chrony.conf allow lines, split on blanks", 253),
+    _rule("endpoint", _ENDPOINT,
+          "host:port, [IPv6]:port or unix:///path (port 1-65535)",
+          "the address is an argument of a unit's ExecStart= line", 253, lets_through="[]"),
+    _rule("listen_address", r"(?:%s|\[%s\])?" % (_HOSTNAME, _IPV6),
+          "empty (every address), an IPv4 address or host name, or an IPv6 address in brackets",
+          "the address is joined with ':port' into an argument of a unit's ExecStart= line", 255,
+          lets_through="[]"),
+    _rule("count", r"0|[1-9][0-9]{0,18}", "a whole number written in decimal digits (0, 8, 1048576)",
+          "numbers given as text (a survey answer, an extra var) are written into limits files, units and "
+          "configuration lines as they are", 19),
+    _rule("sysctl_name", r"[A-Za-z0-9_-]+(?:[./][A-Za-z0-9_-]+)+",
+          "a kernel parameter: words of letters, digits, '_' and '-' joined by '.' or '/' (net.core.rmem_max)",
+          "the name is the left side of name=value in sysctl.d", 255),
+    _rule("sysctl_value", r"[A-Za-z0-9_.:,/+-]+(?: [A-Za-z0-9_.:,/+-]+)*",
+          "words of letters, digits, '_', '.', ':', ',', '/', '+' and '-' separated by single blanks "
+          "(4096 87380 67108864)",
+          "the value ends a name=value line of sysctl.d; a newline would add a kernel setting", 255,
+          lets_through=" ,"),
+    _rule("kernel_module", r"[a-z0-9_-]{1,63}", "a kernel module name: lower-case letters, digits, '_' and '-'",
+          "module names are lines of modules-load.d and arguments of modprobe", 63),
+    _rule("port_guid", r"0x[0-9a-fA-F]{16}", "a port GUID as ibstat -p prints it: 0x and 16 hex digits",
+          "the GUID goes into opensm.conf (guid ...) and an opensm@<GUID> unit's name", 18),
+    _rule("dcgm_health_systems", r"a|[pmitndx]{1,7}",
+          "'a' (all) alone, or letters of pmitndx (each at most once)", "the value is dcgmi health -s's argument",
+          7),
 )}
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common import input_rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import mapping_of, must_be
@@ -51,6 +51,8 @@ _PORT_RANGE_KEYS = {("slurm.conf", "SlurmctldPort"), ("slurm.conf", "SrunPortRan
 _NODE_PORT_RE = re.compile(r"\[?([0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*)\]?")
 # SlurmctldHost=name or name(address): a Slurm name, an address of letters, digits, '.', ':' and '-'.
 _CTLD_HOST_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]{0,63})(?:\(([A-Za-z0-9.:-]{1,253})\))?")
+# Keys whose values are secrets (database passwords): a refusal names the key, never the value.
+SECRET_KEYS = frozenset({"StoragePass", "AccountingStoragePass", "JobCompPass"})
 # Names that people reach for but that Slurm never had: extra hint beyond difflib.
 _HINTS = {
     "maxconcurrentjobs": "running-job limits are association/QOS limits (sacctmgr ... MaxJobs=N, "
@@ -147,13 +149,16 @@ def _rename_value(key: str, value: Any) -> Any:
     return value
 
 
-def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict[str, Any]:
+def check_settings(conf: str, settings: Mapping[str, Any], version: Any,
+                   names: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
     """Validate ``settings`` for ``conf`` of Slurm ``version`` and translate old key names.
 
     Returns ``{settings, translated: [{from, to, why}], warnings: [...]}`` where ``settings`` has
     Slurm's canonical key spelling. Raises :class:`SlurmConfError` for unknown or removed keys,
-    conflicting spellings of one key and values the release refuses.
+    conflicting spellings of one key and values the release refuses. ``names`` maps a key (as given) to the
+    variable its value comes from: a refused value's message then starts with that variable's name.
     """
+    names = _names(names)
     if conf not in CONF_FILES:
         raise SlurmConfError("configuration file %r is not one of %s" % (conf, ", ".join(CONF_FILES)))
     mapping_of("%s settings" % conf, settings, SlurmConfError, "a mapping of Key: value")
@@ -218,8 +223,39 @@ def check_settings(conf: str, settings: Mapping[str, Any], version: Any) -> Dict
     warnings.extend(_combination_warnings(conf, out, release))
     _exclusive(conf, out, release)
     for key, value in out.items():
-        check_value(conf, key, value, table[key.lower()][1])
+        try:
+            check_value(conf, key, value, table[key.lower()][1])
+        except SlurmConfError as exc:
+            if key.lower() not in names:
+                raise
+            raise SlurmConfError("%s: %s" % (names[key.lower()], exc))  # pylint: disable=raise-missing-from
     return {"settings": out, "translated": translated, "warnings": warnings}
+
+
+def _names(names: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    """``names`` (key -> the variable it comes from) with lower-case keys, checked."""
+    if names is None:
+        return {}
+    mapping_of("names", names, SlurmConfError, "a mapping of Key: variable name")
+    for key, name in names.items():
+        if not isinstance(key, str) or not isinstance(name, str):
+            raise must_be("names", names, "a mapping of Key: variable name (strings)", SlurmConfError)
+    return {key.lower(): name for key, name in names.items()}
+
+
+def _check_secret(conf: str, key: str, value: Any) -> str:
+    """A secret (a database password) as Slurm reads it back whole: the message never shows the value."""
+    where = "%s %s (its value is a secret and not shown)" % (conf, key)
+    if not isinstance(value, str) or not value:
+        raise SlurmConfError("%s must be a non-empty string" % where)
+    why = ("a control character (a line break, tab ...)" if input_rules.CONTROL_RE.search(value)
+           else "'#', which starts a comment: Slurm would read only what is before it" if "#" in value
+           else "a blank, at which Slurm ends the value" if any(ch.isspace() for ch in value)
+           else "a double quote or backslash, which Slurm's parser strips" if set(value) & set('"\\') else "")
+    if why:
+        raise SlurmConfError("%s holds %s, while the database keeps the whole password; choose one of printable "
+                             "characters without blanks, '#', '\"' or '\\'" % (where, why))
+    return value
 
 
 def _merge_keepalive(out: Dict[str, Any], value: Any, conf: str) -> None:
@@ -394,6 +430,8 @@ def _check_ctld_host(value: Any) -> None:
 
 def check_value(conf: str, key: str, value: Any, typ: str) -> List[str]:
     """The rendered value(s) of one key: one item per line for repeatable keys."""
+    if key in SECRET_KEYS:
+        return [_check_secret(conf, key, value)]
     if key in _PORT_KEYS.get(conf, ()) or (conf, key) in _PORT_RANGE_KEYS or (conf, key) == ("NodeName", "Port"):
         return [_check_port(conf, key, value)]
     if (conf, key) == ("slurm.conf", "SlurmctldHost"):

@@ -422,3 +422,52 @@ def test_valid_call_works():
 
 def test_wrong_types_and_missing_keys_are_refused():
     assert_only_refusals("slurm_conf_check", slurm_conf_check, VALID)
+
+
+# ---------------------------------------------------------------- secrets and the variables the values come from
+DBD = {"StorageLoc": "slurm_acct_db", "StorageUser": "slurm"}
+NAMES = {"StorageLoc": "slurm_db_name", "StorageUser": "slurm_db_user", "StoragePass": "slurm_db_password"}
+
+
+@pytest.mark.parametrize("password, why", [
+    ("correct#horse-battery", "'#', which starts a comment"), ("correct horse battery", "a blank"),
+    ("correct-horse\nbattery", "a control character"), ("correct-horse-battery\n", "a control character"),
+    ('correct"horse"battery', "a double quote or backslash"), ("correct\\horse\\battery", "a double quote"),
+    ("", "must be a non-empty string"), (12345678901234, "must be a non-empty string"),
+])
+def test_a_password_slurmdbd_would_cut_is_refused_naming_the_variable_not_the_value(password, why):
+    with pytest.raises(AnsibleFilterError) as err:
+        slurm_conf_check(dict(DBD, StoragePass=password), "slurmdbd.conf", "23.11.4", names=NAMES)
+    message = str(err.value)
+    assert message.startswith("gpufleet.cluster.slurm_conf_check: slurm_db_password: slurmdbd.conf StoragePass (its "
+                              "value is a secret and not shown)"), message
+    assert why in message
+    if isinstance(password, str) and password:
+        assert password not in message and password.split()[0] not in message and "correct" not in message
+
+
+@given(hostile_text(min_size=1))
+@example("pass#word-long-enough")
+def test_a_secret_never_reaches_a_message(password):
+    for conf, key in (("slurmdbd.conf", "StoragePass"), ("slurm.conf", "AccountingStoragePass")):
+        try:
+            result = slurm_conf_check({key: password}, conf, "23.11.4")
+        except AnsibleFilterError as err:
+            assert repr(password) not in str(err) and "(its value is a secret and not shown)" in str(err)
+        else:
+            assert result["lines"] == ["%s=%s" % (key, password)]
+            assert not set(password) & set("#\"\\") and not any(ch.isspace() for ch in password)
+
+
+def test_names_lead_the_message_of_the_value_they_name():
+    assert slurm_conf_check(dict(DBD, StoragePass="Xy7-long-password"), "slurmdbd.conf", "22.05.8",
+                            names=NAMES)["lines"] == [
+        "StorageLoc=slurm_acct_db", "StorageUser=slurm", "StoragePass=Xy7-long-password"]
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.slurm_conf_check: slurm_db_name: slurmdbd\.conf "
+                                                 r"StorageLoc='acct db' contains whitespace"):
+        slurm_conf_check(dict(DBD, StorageLoc="acct db"), "slurmdbd.conf", "23.11.4", names=NAMES)
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet\.cluster\.slurm_conf_check: slurmdbd\.conf StorageLoc"):
+        slurm_conf_check(dict(DBD, StorageLoc="acct db"), "slurmdbd.conf", "23.11.4")
+    for bad in (["StorageLoc"], {"StorageLoc": 1}, "x"):
+        with pytest.raises(AnsibleFilterError, match="names"):
+            slurm_conf_check(DBD, "slurmdbd.conf", "23.11.4", names=bad)

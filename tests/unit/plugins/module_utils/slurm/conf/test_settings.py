@@ -676,3 +676,16 @@ def test_cgroup_conf_every_flag_off():
 ])
 def test_cgroup_conf_refusals_in_full(kwargs, message):
     assert said(cgroup_conf, "23.11", **kwargs) == message
+
+
+def test_secret_keys_are_refused_without_their_value_and_names_lead_the_message():
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf import settings as conf_settings
+
+    assert conf_settings.SECRET_KEYS == {"StoragePass", "AccountingStoragePass", "JobCompPass"}
+    with pytest.raises(conf_settings.SlurmConfError) as err:
+        conf_settings.check_settings("slurmdbd.conf", {"storagepass": "s3cret#tail-part"}, "24.11",
+                                     names={"StoragePass": "slurm_db_password"})
+    assert str(err.value).startswith("slurm_db_password: slurmdbd.conf StoragePass (its value is a secret and not shown)")
+    assert "s3cret" not in str(err.value) and "tail-part" not in str(err.value)
+    assert conf_settings.render_conf_lines({"StoragePass": "s3cret-long"}, "slurmdbd.conf", "24.11") == [
+        "StoragePass=s3cret-long"]
