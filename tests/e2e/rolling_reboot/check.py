@@ -23,12 +23,14 @@ from typing import Dict, List, Tuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import summarise  # noqa: E402  pylint: disable=wrong-import-position
 
-# A node's turn, in order: (task name in the log, whether a node drained by someone else skips it).
-TURN = [("Drain | Drain in Slurm", True), ("Drain | Wait until no job runs on the node", False),
-        ("Packages | Install the driver", False), ("Reboot | Reboot", False),
-        ("Reboot | Read the kernel module version now running", False), ("Reboot | Check the installed driver runs", False),
-        ("Reboot | Return to Slurm", True)]
-TASK = re.compile(r"^TASK \[gpufleet\.cluster\.nvidia_driver : (?P<name>.+?)\] \*+$")
+# A node's turn, in order: (task name in the log, which nodes take it: a node drained by someone else before the run
+# is told it stays drained, and is neither drained anew nor resumed).
+TURN = [("Drain | Say a node drained before this run stays drained", "held"), ("Drain | Drain in Slurm", "others"),
+        ("Drain | Wait until no job runs on the node", "all"), ("Packages | Install the driver", "all"),
+        ("Reboot | Reboot", "all"), ("Reboot | Read the kernel module version now running", "all"),
+        ("Reboot | Check the installed driver runs", "all"), ("Reboot | Return to Slurm", "others")]
+TASK = re.compile(r"^TASK \[(?P<name>.+?)\] \*+$")  # any role's task: each one ends the results of the one before
+ROLE = "gpufleet.cluster.nvidia_driver : "
 RESULT = re.compile(r"^(?P<status>ok|changed|failed|fatal): \[(?P<host>[^]\s]+)(?: -> [^]]+)?\]")
 
 
@@ -40,7 +42,8 @@ def turn_events(log: str) -> List[Tuple[str, str]]:
         match = TASK.match(line)
         if match:
             name = match.group("name")
-            steps = [step for step, _held in TURN if name == step or name.startswith(step + " of branch")]
+            name = name[len(ROLE):] if name.startswith(ROLE) else ""
+            steps = [step for step, _who in TURN if name == step or name.startswith(step + " of branch")]
             current = steps[0] if steps else None
             continue
         result = RESULT.match(line)
@@ -69,7 +72,7 @@ def check_turns(events: List[Tuple[str, str]], batches: List[List[str]], held: s
     for batch_no, batch in enumerate(batches):
         for node in batch:
             steps = [step for host, step in events if host == node]
-            wanted = [step for step, skipped_when_held in TURN if not (skipped_when_held and node == held)]
+            wanted = [step for step, who in TURN if who == "all" or (who == "held") == (node == held)]
             if steps != wanted:
                 problems.append(f"{node}'s turn ran {steps}, not {wanted}")
         if batch_no:
