@@ -94,6 +94,9 @@ start=$SECONDS
 logged rolling-rerun upgrade -e nvidia_driver_upgrade_batch=2
 echo "driver_upgrade.yml again: $((SECONDS - start)) s"
 
+# A rebooted lab node's slurmd starts when nvidia-persistenced, which finds no GPU, has timed out (90 s after the boot):
+# until then Slurm marks the node not responding (idle*). Its state is read once it answers again.
+for _ in $(seq 120); do on_login "sinfo --noheader --Node --nodes $nodes --format=%T" | grep -q '[*]' || break; sleep 1; done
 python3 tests/e2e/rolling_reboot/check.py --log "$logs/rolling.log" --rerun-log "$logs/rolling-rerun.log" \
   --nodes "$nodes" --batches gpu01/gpu02,gpu03 --packages-before "$old_packages" \
   --packages-during "$(cat "$logs/rolling-during.txt")" --boots-before "$before" --boots-after "$after" --boots-now "$(boots)" \
