@@ -4,10 +4,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Checks of tests/e2e/rolling_reboot.sh: what the two driver_upgrade.yml runs did, from their logs and the lab.
 
-One node at a time: each node goes through drain, wait for its jobs, reboot, driver check and resume before the
-next node is drained; a node drained by someone else before the run (--held NODE:REASON) is rebooted but keeps
-its state and reason. The job on the first node ended on its own; both nodes rebooted once, run the installed
-driver and are back in Slurm; the re-run changed nothing and rebooted nothing.
+Each node in its own turn: drained, its jobs waited for, its packages installed, rebooted, its driver checked,
+resumed, in that order; the batches (--batches, a canary then the rest) one after the other, the nodes of one batch
+side by side; a node drained by someone else before the run (--held NODE:REASON) goes through its turn but keeps
+its state and reason. While the canary had its new packages, the nodes after it still had their old ones. The job
+on the first node ended on its own; every node rebooted once, runs the installed driver and is back in Slurm; the
+re-run changed nothing and rebooted nothing.
 """
 from __future__ import annotations
 
@@ -15,33 +17,39 @@ import argparse
 import os
 import re
 import sys
-from typing import List
+from typing import Dict, List, Tuple
 
 # The recap parser the other e2e checks use (tests/e2e/summarise.py).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import summarise  # noqa: E402  pylint: disable=wrong-import-position
 
-STEPS = ["Drain in Slurm", "Wait until no job runs on", "Reboot", "Read the kernel module version now running on",
-         "Check the installed driver runs on", "Return to Slurm"]
-TASK = re.compile(r"^TASK \[gpufleet\.cluster\.nvidia_driver : Reboot \| (?P<name>.+?)\] \*+$")
-RESULT = re.compile(r"^(?P<status>ok|changed|skipping|failed|fatal): ")
+# A node's turn, in order: (task name in the log, which nodes take it: a node drained by someone else before the run
+# is told it stays drained, and is neither drained anew nor resumed).
+TURN = [("Drain | Say a node drained before this run stays drained", "held"), ("Drain | Drain in Slurm", "others"),
+        ("Drain | Wait until no job runs on the node", "all"), ("Packages | Install the driver", "all"),
+        ("Reboot | Reboot", "all"), ("Reboot | Read the kernel module version now running", "all"),
+        ("Reboot | Check the installed driver runs", "all"), ("Reboot | Return to Slurm", "others")]
+TASK = re.compile(r"^TASK \[(?P<name>.+?)\] \*+$")  # any role's task: each one ends the results of the one before
+ROLE = "gpufleet.cluster.nvidia_driver : "
+RESULT = re.compile(r"^(?P<status>ok|changed|failed|fatal): \[(?P<host>[^]\s]+)(?: -> [^]]+)?\]")
 
 
-def reboot_steps(log: str) -> List[str]:
-    """The Reboot | tasks that ran (ok or changed), in the order they ran."""
-    ran: List[str] = []
+def turn_events(log: str) -> List[Tuple[str, str]]:
+    """(node, step) for each step of a turn that ran (ok or changed) on a node, in the order of the log."""
+    events: List[Tuple[str, str]] = []
     current = None
     for line in log.splitlines():
         match = TASK.match(line)
         if match:
-            current = match.group("name")
+            name = match.group("name")
+            name = name[len(ROLE):] if name.startswith(ROLE) else ""
+            steps = [step for step, _who in TURN if name == step or name.startswith(step + " of branch")]
+            current = steps[0] if steps else None
             continue
         result = RESULT.match(line)
-        if current and result:
-            if result.group("status") in ("ok", "changed"):
-                ran.append(current)
-            current = None
-    return ran
+        if current and result and result.group("status") in ("ok", "changed"):
+            events.append((result.group("host"), current))
+    return events
 
 
 def lines(text: str) -> List[str]:
@@ -53,10 +61,37 @@ def upstream(version: str) -> str:
     return re.sub(r"-.*$", "", re.sub(r"^[0-9]+:", "", version))
 
 
+def packages(text: str) -> Dict[str, str]:
+    """NODE=VERSION words (tests/e2e/rolling_reboot.sh's packages: "none" when not installed)."""
+    return dict(word.split("=", 1) for word in text.split())
+
+
+def check_turns(events: List[Tuple[str, str]], batches: List[List[str]], held: str, problems: List[str]) -> None:
+    """Each node's steps in order; each batch's steps all after the batch before it."""
+    found = len(problems)
+    for batch_no, batch in enumerate(batches):
+        for node in batch:
+            steps = [step for host, step in events if host == node]
+            wanted = [step for step, who in TURN if who == "all" or (who == "held") == (node == held)]
+            if steps != wanted:
+                problems.append(f"{node}'s turn ran {steps}, not {wanted}")
+        if batch_no:
+            earlier = {node for previous in batches[:batch_no] for node in previous}
+            first = min(i for i, (host, _step) in enumerate(events) if host in batch)
+            late = [f"{host}: {step}" for host, step in events[first:] if host in earlier]
+            if late:
+                problems.append(f"batch {batch} began before the batch before it had ended: then {late}")
+    if len(problems) == found:
+        done = {node: "kept drained, waited, installed, rebooted, checked" if node == held
+                else "drained, waited, installed, rebooted, checked, resumed" for batch in batches for node in batch}
+        print("ok: each node in its own turn, in batches " + " then ".join(",".join(b) for b in batches) + ": "
+              + "; ".join(f"{node}: {what}" for node, what in done.items()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    for name in ("log", "rerun-log", "nodes", "boots-before", "boots-after", "boots-now", "job-state", "node-states",
-                 "running", "installed", "held"):
+    for name in ("log", "rerun-log", "nodes", "batches", "packages-before", "packages-during", "boots-before",
+                 "boots-after", "boots-now", "job-state", "node-states", "running", "installed", "held"):
         parser.add_argument(f"--{name}", required=True)
     args = parser.parse_args()
     nodes = args.nodes.split(",")
@@ -68,21 +103,22 @@ def main() -> int:
         rerun = fh.read()
 
     held_node, held_reason = args.held.split(":", 1)
-    expected: List[str] = []
-    for node in nodes:
-        if node == held_node:  # drained by someone else: no new drain, no resume, and the role says so
-            expected += [f"Say a node drained before this run stays drained, {node}"]
-            expected += [f"{step} {node}" for step in STEPS if step not in ("Drain in Slurm", "Return to Slurm")]
-        else:
-            expected += [f"{step} {node}" for step in STEPS]
-    ran = [step for step in reboot_steps(log) if not step.startswith(("Ask Slurm", "Say why"))]
-    if ran != expected:
-        problems.append(f"the rolling reboot ran {ran}, not one node after the other: {expected}")
+    batches = [batch.split(",") for batch in args.batches.split("/")]
+    if sorted(node for batch in batches for node in batch) != sorted(nodes):
+        problems.append(f"--batches {args.batches} are not the nodes {nodes}")
+    check_turns(turn_events(log), batches, held_node, problems)
+
+    # The canary had its new packages; the nodes not yet reached still had what they had before the run.
+    old, during = packages(args.packages_before), packages(args.packages_during)
+    canary, later = batches[0], [node for batch in batches[1:] for node in batch]
+    if any(during.get(node) in (None, old.get(node)) for node in canary) or any(
+            during.get(node) != old.get(node) for node in later):
+        problems.append(f"packages while the canary {canary} had its turn: {during} (before the run: {old}); "
+                        "expected new ones on the canary only")
     else:
-        print(f"ok: one node at a time, {len(expected)} steps: " + "; ".join(
-            f"{node}: " + ("kept drained, waited, rebooted, checked" if node == held_node
-                           else "drained, waited, rebooted, checked, resumed") for node in nodes))
-    retries = len(re.findall(rf"FAILED - RETRYING: .*Wait until no job runs on {nodes[0]}", log))
+        print(f"ok: during the canary's turn {', '.join(f'{n}={during[n]}' for n in canary)} while "
+              f"{', '.join(f'{n}={during[n]}' for n in later)} (not reached yet) kept their packages")
+    retries = len(re.findall(rf"FAILED - RETRYING: \[{nodes[0]}[] ].*Wait until no job runs on the node", log))
     if nodes[0] != held_node and not retries:
         problems.append(f"the drain of {nodes[0]} did not wait: its job had ended before (make it longer)")
     else:
@@ -121,8 +157,8 @@ def main() -> int:
     busy = [host for host, counts in totals.items() if counts["changed"] or counts["unreachable"] or counts["failed"]]
     if not totals or busy:
         problems.append(f"the re-run was not clean on {busy or 'any host (no recap)'}")
-    elif reboot_steps(rerun):
-        problems.append(f"the re-run went into the reboot loop: {reboot_steps(rerun)}")
+    elif turn_events(rerun):
+        problems.append(f"the re-run took turns: {turn_events(rerun)}")
     else:
         print(f"ok: the re-run changed nothing on {len(totals)} hosts and rebooted nothing")
 
