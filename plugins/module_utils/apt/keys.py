@@ -25,8 +25,8 @@ from typing import Any, List, Sequence
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import list_of, must_be
 
-__all__ = ["AptKeyError", "GpgKey", "normalise_fingerprint", "pinned_fingerprints", "parse_colons", "check_pinned",
-           "is_armoured"]
+__all__ = ["AptKeyError", "GpgKey", "normalise_fingerprint", "pinned_fingerprints", "check_trust", "parse_colons",
+           "check_pinned", "is_armoured"]
 
 #: A full OpenPGP fingerprint: 40 hex digits (v4) or 64 (v5, v6), once the blanks people write between groups of
 #: four are taken out.
@@ -79,6 +79,17 @@ def pinned_fingerprints(where: str, values: Any) -> List[str]:
         if fingerprint not in out:
             out.append(fingerprint)
     return out
+
+
+def check_trust(key_variable: str, key: Any, fingerprints_variable: str, fingerprints: Any) -> List[str]:
+    """A third-party source's trust, as preflight checks it before any change: the key (``Signed-By``: a URL, a
+    path or the armoured text) is given, and its fingerprints are pinned; the normalised fingerprints."""
+    if not isinstance(key, str) or not key.strip():
+        raise must_be(key_variable, key, "the repository's signing key: its URL, a path on the node or the "
+                      "ASCII-armoured key", AptKeyError,
+                      hint="every third-party apt source is trusted with its own key only (Signed-By); apt would "
+                           "otherwise accept the repository signed by any key the node trusts")
+    return pinned_fingerprints(fingerprints_variable, fingerprints)
 
 
 def _unescape(text: str) -> str:

@@ -19,6 +19,7 @@ from hypothesis import example, given, strategies as st
 from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.keys import (
     AptKeyError,
     check_pinned,
+    check_trust,
     is_armoured,
     normalise_fingerprint,
     parse_colons,
@@ -102,6 +103,15 @@ def test_a_normalised_fingerprint_is_always_40_or_64_hex_digits(text):
     except AptKeyError:
         return
     assert len(out) in (40, 64) and all(c in "0123456789ABCDEF" for c in out)
+
+
+def test_a_third_party_source_needs_its_key_and_pins():
+    assert check_trust("k", "https://x.example.org/k.asc", "f", [CUDA_FINGERPRINT.lower()]) == [CUDA_FINGERPRINT]
+    for key in ("", " ", None, 3):
+        with pytest.raises(AptKeyError, match="^lustre_client_repository.signed_by must be the repository's signing"):
+            check_trust("lustre_client_repository.signed_by", key, "f", [CUDA_FINGERPRINT])
+    with pytest.raises(AptKeyError, match="^lustre_client_repository.fingerprints must not be empty"):
+        check_trust("k", "/srv/key.gpg", "lustre_client_repository.fingerprints", [])
 
 
 def test_a_file_with_a_key_not_pinned_is_refused():
