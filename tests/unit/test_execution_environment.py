@@ -80,7 +80,7 @@ def test_the_definition_pins_its_base_image_and_collections():
     exact version, and each of those within the ranges galaxy.yml accepts (the versions make test runs with)."""
     definition = yaml.safe_load(open(os.path.join(REPO, "awx", "execution-environment.yml")))
     base = definition["images"]["base_image"]["name"]
-    name, _, digest = base.partition("@")
+    name, _at, digest = base.partition("@")
     tag = name.rpartition(":")[2] if ":" in name.rpartition("/")[2] else ""
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest) if digest else re.fullmatch(r"[0-9][0-9A-Za-z._-]*", tag), base
     assert definition["dependencies"]["galaxy"] == "requirements.yml"
@@ -99,4 +99,3 @@ def _satisfies(version, rule):
     assert found, rule
     have, want = [tuple(int(p) for p in v.split(".")) for v in (version, found.group(2))]
     return {">=": have >= want, "<=": have <= want, "==": have == want, "<": have < want, ">": have > want}[found.group(1)]
-

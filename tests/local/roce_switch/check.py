@@ -258,6 +258,8 @@ def order(tmp, phase):
     runs = [name for index, name in enumerate(seen) if index == 0 or seen[index - 1] != name]
     want = {"refused": [], "failfirst": ["push-sonic"], "handedit": ["push-nvue", "push-eos"]}.get(phase, PUSHED)
     assert runs == want, "%s: the switches were called in the runs %s, expected %s" % (phase, runs, want)
+
+
 # arista.eos's httpapi plugin asks these once per connection (get_capabilities, supports_sessions).
 CAPS = [["show version"], ["show hostname"], ["show configuration sessions"]]
 RUNNING = ["show running-config"]
