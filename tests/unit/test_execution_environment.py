@@ -9,6 +9,7 @@ this machine has neither of; everything up to that is run here."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ def context(tmp_path_factory):
     definition_dir = work / "repo" / "awx"
     definition_dir.mkdir(parents=True)
     shutil.copy(os.path.join(REPO, "awx", "execution-environment.yml"), definition_dir)
+    shutil.copy(os.path.join(REPO, "awx", "requirements.yml"), definition_dir)
     (work / "repo" / ".build" / "ee").mkdir(parents=True)
     shutil.copy(work / built[0], work / "repo" / ".build" / "ee" / "gpufleet-cluster.tar.gz")
     out = work / "context"
@@ -56,7 +58,7 @@ def context(tmp_path_factory):
 
 def test_create_writes_a_context_with_this_collection_and_its_dependencies(context):
     containerfile = (context / "Containerfile").read_text()
-    assert "ARG EE_BASE_IMAGE=\"localhost/gpufleet-ee-base:latest\"" in containerfile
+    assert "ARG EE_BASE_IMAGE=\"localhost/gpufleet-ee-base:2026.11.0\"" in containerfile
     # The galaxy stage installs ansible.posix, community.general, community.mysql and awx.awx, then this checkout's tarball, so that the
     # builder stage's introspection reads gpufleet.cluster's meta/execution-environment.yml too.
     galaxy = containerfile[containerfile.index("FROM base AS galaxy"):containerfile.index("FROM base AS builder")]
@@ -65,8 +67,35 @@ def test_create_writes_a_context_with_this_collection_and_its_dependencies(conte
     assert "ansible-galaxy collection install /tmp/gpufleet-cluster.tar.gz -p /usr/share/ansible/collections" in galaxy
     requirements = yaml.safe_load((context / "_build" / "requirements.yml").read_text())
     assert [c["name"] for c in requirements["collections"]] == ["ansible.posix", "community.general", "community.mysql", "awx.awx"]
+    assert [c["version"] for c in requirements["collections"]] == ["==2.1.0", "==11.4.2", "==3.16.1", "==24.6.1"]
     assert (context / "_build" / "collections" / "gpufleet-cluster.tar.gz").stat().st_size > 100_000
     assert 'ARG ANSIBLE_INSTALL_REFS="ansible-core==2.19.14 ansible-runner==2.4.1"' in containerfile
     # The builder stage reads every installed collection's EE metadata, this one's included.
     builder = containerfile[containerfile.index("FROM base AS builder"):containerfile.index("FROM base AS final")]
     assert "COPY --from=galaxy /usr/share/ansible /usr/share/ansible" in builder and "introspect.py introspect" in builder
+
+
+def test_the_definition_pins_its_base_image_and_collections():
+    """A rebuild gets what was tested: the base by an exact tag or a digest (never latest), each collection at one
+    exact version, and each of those within the ranges galaxy.yml accepts (the versions make test runs with)."""
+    definition = yaml.safe_load(open(os.path.join(REPO, "awx", "execution-environment.yml")))
+    base = definition["images"]["base_image"]["name"]
+    name, _at, digest = base.partition("@")
+    tag = name.rpartition(":")[2] if ":" in name.rpartition("/")[2] else ""
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest) if digest else re.fullmatch(r"[0-9][0-9A-Za-z._-]*", tag), base
+    assert definition["dependencies"]["galaxy"] == "requirements.yml"
+    pinned = yaml.safe_load(open(os.path.join(REPO, "awx", "requirements.yml")))["collections"]
+    galaxy = yaml.safe_load(open(os.path.join(REPO, "galaxy.yml")))["dependencies"]
+    for entry in pinned:
+        assert set(entry) == {"name", "version"} and re.fullmatch(r"==[0-9]+\.[0-9]+\.[0-9]+", entry["version"]), entry
+        version = entry["version"][2:]
+        if entry["name"] in galaxy:
+            assert all(_satisfies(version, rule) for rule in galaxy[entry["name"]].split(",")), (entry, galaxy)
+
+
+def _satisfies(version, rule):
+    """One clause of a galaxy version range (>=, <, ==) against an exact version."""
+    found = re.fullmatch(r"\s*(>=|<=|==|<|>)\s*([0-9.]+)\s*", rule)
+    assert found, rule
+    have, want = [tuple(int(p) for p in v.split(".")) for v in (version, found.group(2))]
+    return {">=": have >= want, "<=": have <= want, "==": have == want, "<": have < want, ">": have > want}[found.group(1)]

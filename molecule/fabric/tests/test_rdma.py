@@ -119,6 +119,10 @@ def test_rdma_opensm_enabled_not_started(host):
     assert not host.file("/sys/class/infiniband_mad/abi_version").exists
 
 
+# A real key stands in for the vendor's (NVIDIA's CUDA key, shipped with nvidia_driver): check mode lists it with gpg
+# and compares it with the pinned fingerprint, as a real run does, and writes nothing.
+_STAND_IN_KEY = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                             "roles", "nvidia_driver", "files", "cuda-archive-keyring-3bf863cc.asc")
 _CHECK_PLAY = """\
 - name: A DOCA-OFED stack in check mode, its repository not configured yet
   hosts: gpu_nodes
@@ -130,11 +134,9 @@ _CHECK_PLAY = """\
         rdma_allow_stack_switch: true
         rdma_doca_version: "3.2.1"
         rdma_doca_repository_base: https://doca-mirror.invalid/doca
-        rdma_repository_key: |
-          -----BEGIN PGP PUBLIC KEY BLOCK-----
-          (stand-in: check mode only names the key)
-          -----END PGP PUBLIC KEY BLOCK-----
-"""
+        rdma_repository_key: "{{ lookup('ansible.builtin.file', '%s') }}"
+        rdma_repository_key_fingerprints: ["EB693B3035CD5710E231E123A4B469963BF863CC"]
+""" % _STAND_IN_KEY
 
 
 def test_vendor_stack_check_mode_predicts_and_writes_nothing(host, tmp_path):

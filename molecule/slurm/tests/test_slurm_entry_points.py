@@ -119,7 +119,9 @@ def test_login_installed_from_the_sites_mirror(host):
         pytest.skip("the repository install path is taken on login01")
     source = host.file("/etc/apt/sources.list.d/site-slurm-mirror.sources").content_string
     assert "URIs: file:/srv/slurm-mirror" in source and "Suites: ./" in source
-    assert "Signed-By: /srv/slurm-mirror/mirror-key.gpg" in source and "Components" not in source
+    # The mirror's key, listed by gpg and found to be the pinned one, copied where the source names it.
+    assert "Signed-By: /etc/apt/keyrings/site-slurm-mirror.gpg" in source and "Components" not in source
+    assert host.file("/etc/apt/keyrings/site-slurm-mirror.gpg").content == host.file("/srv/slurm-mirror/mirror-key.gpg").content
     # apt trusts the signed mirror and offers the installed client from it.
     policy = host.check_output("apt-cache policy slurm-client")
     installed = policy.split("Installed: ")[1].split()[0]

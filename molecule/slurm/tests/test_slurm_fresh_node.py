@@ -43,7 +43,11 @@ _HEAD_VARS = """      vars:
         slurm_controller_group: fresh_slurm_controller
         slurm_dbd_group: fresh_slurm_dbd"""
 
-# The login node of the scenario's cluster installing from the site's signed mirror, as login01 does.
+# The login node of the scenario's cluster installing from the site's signed mirror, as login01 does; the fresh
+# node has no copy of the mirror, so the key is given as its text (the throwaway key prepare.yml signs with), which
+# gpg checks against the pinned fingerprint in check mode too.
+_MIRROR_KEY = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                           "tests", "fixtures", "molecule", "slurm-mirror-key.throwaway.pub.asc")
 _MIRROR_VARS = """      vars:
         slurm_package_source: repository
         slurm_version: "22.05"
@@ -51,7 +55,8 @@ _MIRROR_VARS = """      vars:
           name: site-slurm-mirror
           uris: file:/srv/slurm-mirror
           suites: ./
-          signed_by: /srv/slurm-mirror/mirror-key.gpg"""
+          signed_by: "{{ lookup('ansible.builtin.file', '%s') }}"
+          fingerprints: ["1317ACA08524C18FE0E6C8681DA373312FF29CEA"]""" % _MIRROR_KEY
 
 # A node that already has python3-debian (so deb822_repository can run in check mode) and reaches no Debian
 # archive (air-gapped: only the site's mirrors, here none yet): apt has no candidate for any Slurm package until

@@ -4,7 +4,8 @@
 # controller, apply, re-run (changed=0), a hand edit "in the UI" that check mode must see and a run must undo
 # (back to exactly what the first apply made), the stand-in's own refusals, then the made objects against the
 # playbooks they run (check_assets.py, which must also reject a dozen broken variants) and where the secrets went.
-# Three logins: the token from the environment, the token as extra vars, user and password from the environment.
+# Two logins, both from the environment: the token, and user and password. A token or password given as extra vars
+# is refused before anything is asked of the controller.
 #   tests/local/awx/run.sh        exits non-zero on the first failure; removes everything it made
 #                                 (AWX_TEST_KEEP=1 keeps the logs and the stand-in's dumps)
 set -euo pipefail
@@ -27,7 +28,8 @@ for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 [ -s "$tmp/port" ] || { echo "AWX stand-in did not start"; cat "$tmp/logs/standin.out"; exit 1; }
 url=http://127.0.0.1:$(cat "$tmp/port")
 
-# What a site puts in awx/vars/main.yml, here as -e @file; the controller login as extra vars in a file of its own.
+# What a site puts in awx/vars/main.yml, here as -e @file; a controller login as extra vars in a file of its own, which
+# configure.yml must refuse (the token never comes as an extra var).
 cat >"$tmp/site.yml" <<EOF
 gpufleet_awx_scm_url: ssh://git@scm.invalid/hpc/gpufleet.cluster.git
 gpufleet_awx_ee_image: localhost/gpufleet-ee:0.1.0
@@ -52,6 +54,8 @@ play() {
     env-token) (cd "$root" && env CONTROLLER_HOST="$url" CONTROLLER_OAUTH_TOKEN="$AWX_STANDIN_TOKEN" \
                  "$playbook" awx/configure.yml -e @"$tmp/site.yml" "$@") ;;
     vars-token) (cd "$root" && "$playbook" awx/configure.yml -e @"$tmp/site.yml" -e @"$tmp/login.yml" "$@") ;;
+    env-bad-token) (cd "$root" && env CONTROLLER_HOST="$url" CONTROLLER_OAUTH_TOKEN=not-the-token \
+                     "$playbook" awx/configure.yml -e @"$tmp/site.yml" "$@") ;;
     env-password) (cd "$root" && env CONTROLLER_HOST="$url" CONTROLLER_USERNAME="$AWX_STANDIN_USER" \
                     CONTROLLER_PASSWORD="$AWX_STANDIN_PASSWORD" "$playbook" awx/configure.yml -e @"$tmp/site.yml" "$@") ;;
   esac
@@ -60,9 +64,10 @@ run() {  # run PHASE LOGIN ARGS...: a run that must succeed
   local phase=$1
   play "$@" >"$tmp/logs/$phase.log" 2>&1 || { echo "FAIL: $phase run failed"; tail -40 "$tmp/logs/$phase.log"; exit 1; }
 }
-refused() {  # refused PHASE EXPECTED_TEXT ARGS...: a run that must stop before writing, saying EXPECTED_TEXT
-  local phase=$1 expect=$2; shift 2
-  if play "$phase" vars-token "$@" >"$tmp/logs/$phase.log" 2>&1; then echo "FAIL: $phase: accepted"; exit 1; fi
+refused() {  # refused PHASE EXPECTED_TEXT [LOGIN] ARGS...: a run that must stop before writing, saying EXPECTED_TEXT
+  local phase=$1 expect=$2 login=env-token; shift 2
+  case ${1:-} in env-token|vars-token|env-bad-token|env-password) login=$1; shift ;; esac
+  if play "$phase" "$login" "$@" >"$tmp/logs/$phase.log" 2>&1; then echo "FAIL: $phase: accepted"; exit 1; fi
   check refused "$tmp/logs/$phase.log" "$expect"
 }
 dump() { standin dump "$tmp/port" "$tmp/$1.json"; }
@@ -80,10 +85,13 @@ refused sliced "has job_slice_count 4" -e @"$tmp/sliced.yml"
 refused credential "the controller has 0 credential(s) named 'no such credential'" \
   -e '{"gpufleet_awx_machine_credential": "no such credential"}'
 refused unset "Set gpufleet_awx_ee_image in awx/vars/main.yml" -e '{"gpufleet_awx_ee_image": ""}'
-refused login "Invalid authentication credentials for /api/v2/credentials/ (HTTP 401)" \
-  -e '{"controller_oauthtoken": "not-the-token"}'
+refused login "Invalid authentication credentials for /api/v2/credentials/ (HTTP 401)" env-bad-token
+refused token-var "controller_oauthtoken came as a variable. Extra vars are kept in AWX's job records" vars-token
+refused password-var "controller_password came as a variable" env-password -e '{"controller_password": "x"}'
 dump refusals
-for phase in sliced credential unset login; do check requests "$tmp/refusals.json" "$phase" nowrites; done
+for phase in sliced credential unset login token-var password-var; do
+  check requests "$tmp/refusals.json" "$phase" nowrites
+done
 
 # Another organization's inventory of the cluster's name: a lookup by name alone would find two.
 standin phase "$tmp/port" setup
@@ -94,7 +102,7 @@ run check env-token --check
 check recap "$tmp/logs/check.log" changed
 
 echo "== apply"
-run apply vars-token
+run apply env-token
 check recap "$tmp/logs/apply.log" changed
 dump apply
 
@@ -112,7 +120,7 @@ standin request "$tmp/port" POST "/api/v2/job_templates/$jt/credentials/" '{"id"
 standin request "$tmp/port" DELETE "/api/v2/job_templates/$jt/survey_spec/" >/dev/null
 run recheck env-token --check
 check recap "$tmp/logs/recheck.log" changed
-run repair vars-token
+run repair env-token
 check recap "$tmp/logs/repair.log" changed
 dump final
 

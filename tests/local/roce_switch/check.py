@@ -12,6 +12,15 @@
     check.py archive TMP PHASE                   keep what the stand-ins recorded during the run PHASE
     check.py calls TMP                           each run's recorded calls are exactly the expected ones
     check.py state TMP                           the stand-ins' final state is lossless for the host side
+    check.py seed TMP                            old snapshots (and a file of the switch's own) on push-sonic and
+                                                 push-eos, for the rotation to find
+    check.py snapshots TMP PHASE                 each push left its snapshot of what it overwrote, newest 2 kept
+    check.py fault TMP / heal TMP                drift on push-sonic and push-eos, and push-sonic's config load made
+                                                 to fail (fault); the failure taken away (heal)
+
+Every run's calls are also checked for order: the switches are pushed one at a time (playbooks/roce_switch.yml's
+serial: 1), so each switch's calls are one run in order.jsonl, in the inventory's order, and a run that fails on
+one switch leaves the later ones untouched.
 
 The files and the stand-ins' state are read back with tests/unit's readers (config_db through its map names and
 the SONiC JSON schema, NVUE with yaml.safe_load, EOS line by line against a grammar), not with the renderers.
@@ -33,7 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "helpers"))
 from roce_readback import assert_lossless, read_eos, read_nvue, read_sonic  # noqa: E402
 from roce_sonic_schema import SONIC_SCHEMA  # noqa: E402
 
-SWITCHES = ["files-sonic", "files-nvue", "files-eos", "push-sonic", "push-nvue", "push-eos"]
+SWITCHES = ["files-sonic", "files-nvue", "files-eos", "push-sonic", "push-sonic2", "push-nvue", "push-eos"]
 INVENTORY = yaml.safe_load(open(os.path.join(HERE, "inventory.yml"), encoding="utf-8"))["all"]
 HOSTS = INVENTORY["children"]["rdma_switches"]["hosts"]
 # The host side: gpu01's roce_host variables. The class maps DSCP 26 and 30 to priority 3, the other 62 to 0.
@@ -57,7 +66,7 @@ def recap(log, expect, *hosts):
         assert set(hosts) <= set(found), "recap lists %s, not %s" % (sorted(found), hosts)
         found = {host: found[host] for host in hosts}
     else:
-        assert sorted(found) == sorted(SWITCHES), "recap lists %s, not the six switches" % sorted(found)
+        assert sorted(found) == sorted(SWITCHES), "recap lists %s, not the seven switches" % sorted(found)
     for host, changed in found.items():
         if expect == "changed":
             assert int(changed) > 0, "%s: changed=0, expected a change" % host
@@ -78,6 +87,12 @@ def report(log):
 
 
 def handedit(tmp):
+    handedit_eos(tmp)
+    with open(os.path.join(tmp, "state", "push-nvue", "nvue_show_hides.json"), "w", encoding="utf-8") as fh:
+        json.dump([NVUE_HIDE], fh)
+
+
+def handedit_eos(tmp):
     path = os.path.join(tmp, "state", "push-eos", "running.json")
     with open(path, encoding="utf-8") as fh:
         running = json.load(fh)
@@ -85,8 +100,6 @@ def handedit(tmp):
     running = [EDIT_TO if line == EDIT_FROM else line for line in running if line != EDIT_DROP]
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(running, fh, indent=1)
-    with open(os.path.join(tmp, "state", "push-nvue", "nvue_show_hides.json"), "w", encoding="utf-8") as fh:
-        json.dump([NVUE_HIDE], fh)
 
 
 def files(out):
@@ -139,9 +152,114 @@ def archive(tmp, phase):
     for path in glob.glob(os.path.join(tmp, "state", "*", "*.jsonl")):
         host = os.path.basename(os.path.dirname(path))
         os.replace(path, os.path.join(dest, "%s.%s" % (host, os.path.basename(path))))
+    if os.path.exists(os.path.join(tmp, "state", "order.jsonl")):
+        os.replace(os.path.join(tmp, "state", "order.jsonl"), os.path.join(dest, "order.jsonl"))
 
 
-PHASES = ("check", "apply", "rerun", "recheck", "handedit", "refused")
+PHASES = ("check", "apply", "rerun", "recheck", "handedit", "refused", "failfirst", "heal")
+PUSHED = ["push-sonic", "push-sonic2", "push-nvue", "push-eos"]
+# The snapshots: SONiC's in the switch's backup folder, EOS's on its flash. Two of each kind are kept.
+SNAPSHOT_DATE = r"[0-9]{8}T[0-9]{6}Z"
+EOS_SNAPSHOT = re.compile(r"^copy running-config flash:(gpufleet-roce-%s\.cfg)$" % SNAPSHOT_DATE)
+EOS_DELETE = re.compile(r"^delete flash:(gpufleet-roce-%s\.cfg)$" % SNAPSHOT_DATE)
+SEEDED = ["20200101T000000Z", "20200102T000000Z"]
+OWN_FILE = "leaf-own-notes.cfg"  # a file of the switch's own among the snapshots: never deleted
+
+
+def _sonic_backup(tmp):
+    return os.path.join(tmp, "switch", "push-sonic", "backup")
+
+
+def _flash(tmp):
+    return os.path.join(tmp, "state", "push-eos", "flash")
+
+
+def seed(tmp):
+    """Two old snapshots of each kind, and a file of the switch's own, before the first push."""
+    os.makedirs(_sonic_backup(tmp))
+    os.makedirs(_flash(tmp))
+    for date in SEEDED:
+        for kind in ("running", "saved"):
+            with open(os.path.join(_sonic_backup(tmp), "config_db.%s.%s.json" % (date, kind)), "w") as fh:
+                fh.write("{}\n")
+        with open(os.path.join(_flash(tmp), "gpufleet-roce-%s.cfg" % date), "w") as fh:
+            fh.write("end\n")
+    for folder in (_sonic_backup(tmp), _flash(tmp)):
+        with open(os.path.join(folder, OWN_FILE), "w") as fh:
+            fh.write("kept\n")
+
+
+def snapshots(tmp, phase):
+    """After a push: two snapshots of each kind, the newest taken by this push and holding what it overwrote
+    (push-sonic is not pushed in handedit: its newest is then the first push's)."""
+    if phase != "handedit":
+        sonic_snapshots(tmp, phase)
+    eos_snapshots(tmp, phase)
+
+
+def sonic_snapshots(tmp, phase):
+    names = sorted(os.listdir(_sonic_backup(tmp)))
+    running = [n for n in names if n.endswith(".running.json")]
+    saved = [n for n in names if n.endswith(".saved.json")]
+    assert len(running) == 2 and len(saved) == 2 and OWN_FILE in names, names
+    assert [n.split(".")[1] for n in running] == [n.split(".")[1] for n in saved], names
+    assert stat_mode(_sonic_backup(tmp)) == 0o700 and all(
+        stat_mode(os.path.join(_sonic_backup(tmp), n)) == 0o600 for n in (running[-1], saved[-1])), names
+    with open(os.path.join(_sonic_backup(tmp), running[-1]), encoding="utf-8") as fh:
+        before = json.load(fh)
+    # What the load overwrote: the T0 default of PFC on 3 and 4 (the first push, and the fault's drift).
+    assert before["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "3,4", before
+    with open(os.path.join(_sonic_backup(tmp), saved[-1]), encoding="utf-8") as fh:
+        saved_before = json.load(fh)
+    if phase == "apply":  # never saved before: the switch's base configuration
+        assert saved_before == before, (saved_before, before)
+    else:  # the configuration the first push saved
+        assert saved_before["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == "3", saved_before
+
+
+def eos_snapshots(tmp, phase):
+    flash = sorted(os.listdir(_flash(tmp)))
+    eos = [n for n in flash if n.startswith("gpufleet-roce-")]
+    assert len(eos) == 2 and OWN_FILE in flash, flash
+    text = open(os.path.join(_flash(tmp), eos[-1]), encoding="utf-8").read()
+    assert "hostname leaf3" in text, text
+    # What the session replaced: nothing of the class on the first push, the hand edit later.
+    if phase == "apply":
+        assert "qos map dscp" not in text, text
+    else:
+        assert "bandwidth percent 30" in text and text.count("priority-flow-control on") == 1, text
+    want_old = SEEDED[1:] if phase == "apply" else []
+    assert [n for n in eos if n.split("-")[2].split(".")[0] in SEEDED] == ["gpufleet-roce-%s.cfg" % d for d in want_old]
+
+
+def stat_mode(path):
+    return os.stat(path).st_mode & 0o777
+
+
+def fault(tmp):
+    """Drift on both push-sonic (PFC back on 3 and 4) and push-eos (the hand edit), and push-sonic's load fails."""
+    path = os.path.join(tmp, "state", "push-sonic", "config_db.json")
+    with open(path, encoding="utf-8") as fh:
+        db = json.load(fh)
+    db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] = "3,4"
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(db, fh)
+    open(os.path.join(tmp, "state", "push-sonic", "fail-load"), "w").close()
+    handedit_eos(tmp)
+
+
+def heal(tmp):
+    os.remove(os.path.join(tmp, "state", "push-sonic", "fail-load"))
+
+
+def order(tmp, phase):
+    """The switches were called one at a time, in the inventory's order, and none after a failure."""
+    seen = [c["switch"] for c in _jsonl(os.path.join(tmp, "calls", phase, "order.jsonl"))]
+    runs = [name for index, name in enumerate(seen) if index == 0 or seen[index - 1] != name]
+    want = {"refused": [], "failfirst": ["push-sonic"], "handedit": ["push-nvue", "push-eos"]}.get(phase, PUSHED)
+    assert runs == want, "%s: the switches were called in the runs %s, expected %s" % (phase, runs, want)
+
+
 # arista.eos's httpapi plugin asks these once per connection (get_capabilities, supports_sessions).
 CAPS = [["show version"], ["show hostname"], ["show configuration sessions"]]
 RUNNING = ["show running-config"]
@@ -150,6 +268,7 @@ RUNNING = ["show running-config"]
 def calls(tmp):
     for phase in PHASES:
         calls_of(tmp, phase)
+        order(tmp, phase)
 
 
 def calls_of(tmp, phase):
@@ -170,10 +289,21 @@ def calls_of(tmp, phase):
         # The applied revision holds the patch: nothing to apply, and the pending revision is dropped.
         "handedit": ([], [show, patch, ["nv", "config", "diff"], ["nv", "config", "detach"]]),
         "refused": ([], []),
+        # push-sonic's load fails: the run stops there, and the switches after it are never called.
+        "failfirst": ([read_db, ["config", "load", sonic_file, "-y"]], []),
+        # push-nvue's show still hides the leaf of the hand edit: patched, nothing to apply, dropped again.
+        "heal": ([read_db, ["config", "load", sonic_file, "-y"], ["config", "save", "-y"], read_db],
+                 [show, patch, ["nv", "config", "diff"], ["nv", "config", "detach"]]),
     }[phase]
     for host, want in zip(["push-sonic", "push-nvue"], expected):
         got = [c["argv"] for c in _jsonl(os.path.join(logs, host + ".calls.jsonl"))]
         assert got == want, "%s %s: recorded %s, expected %s" % (phase, host, got, want)
+    # push-sonic2 as push-sonic, from its own file; never called after push-sonic failed, nor in handedit (--limit).
+    want = [] if phase in ("failfirst", "handedit") else [
+        [sonic_file.replace("push-sonic", "push-sonic2") if arg == sonic_file else arg for arg in argv]
+        for argv in (expected[0] if phase != "heal" else [read_db])]
+    got = [c["argv"] for c in _jsonl(os.path.join(logs, "push-sonic2.calls.jsonl"))]
+    assert got == want, "%s push-sonic2: recorded %s, expected %s" % (phase, got, want)
 
     # push-eos: what ansible.netcommon.httpapi with arista.eos's plugin sent, request by request.
     requests = _jsonl(os.path.join(logs, "push-eos.requests.jsonl"))
@@ -192,14 +322,20 @@ def calls_of(tmp, phase):
             "priority-flow-control on"]
     stage = ["STAGE"]
     commit = [["SESSION", "show session-config diffs", "commit"], ["copy running-config startup-config"]]
-    # --diff runs (check, apply, recheck, handedit) read the running-config once more at the end.
+    # Each session is first staged and aborted (the preview, all that check mode does); a push that changes
+    # something then copies the running-config to flash, lists flash and deletes the snapshots beyond the newest 2,
+    # and runs the session for real. --diff runs (all but rerun) read the running-config once more after each.
+    preview = [RUNNING, stage, ["SESSION", "show session-config diffs", "abort"], RUNNING]
+    snapshot = [["SNAPSHOT"], ["dir flash:"], ["DELETE"]]
     want = {
-        "check": CAPS + [RUNNING, stage, ["SESSION", "show session-config diffs", "abort"], RUNNING],
-        "apply": CAPS + [RUNNING, stage] + commit + [RUNNING],
+        "check": CAPS + preview,
+        "apply": CAPS + preview + snapshot + [RUNNING, stage] + commit + [RUNNING],
         "rerun": CAPS + [RUNNING],
         "recheck": CAPS + [RUNNING, RUNNING],
-        "handedit": CAPS + [RUNNING, stage] + commit + [RUNNING],
+        "handedit": CAPS + preview + snapshot + [RUNNING, stage] + commit + [RUNNING],
         "refused": [],
+        "failfirst": [],
+        "heal": CAPS + preview + snapshot + [RUNNING, stage] + commit + [RUNNING],
     }[phase]
     assert len(cmds) == len(want), "%s push-eos: %d requests, expected %d: %s" % (phase, len(cmds), len(want), cmds)
     session = None
@@ -207,13 +343,19 @@ def calls_of(tmp, phase):
         if shape == stage:
             session = SESSION.match(got[0])
             assert session, (phase, got[:1])
-            assert got[1:] == (undo if phase == "handedit" else rendered), (phase, got[1:])
+            assert got[1:] == (undo if phase in ("handedit", "heal") else rendered), (phase, got[1:])
+        elif shape == ["SNAPSHOT"]:
+            assert len(got) == 1 and EOS_SNAPSHOT.match(got[0]), (phase, got)
+        elif shape == ["DELETE"]:  # the oldest snapshot: a seeded one first, then the first push's
+            assert len(got) == 1 and EOS_DELETE.match(got[0]), (phase, got)
+            oldest = {"apply": SEEDED[0], "handedit": SEEDED[1]}.get(phase)
+            assert oldest is None or got == ["delete flash:gpufleet-roce-%s.cfg" % oldest], (phase, got)
         elif shape[0] == "SESSION":
             assert session and got == ["configure session " + session.group(1)] + shape[1:], (phase, got)
         else:
             assert got == shape, (phase, got, shape)
     # Check mode never commits, saves or leaves a session pending.
-    if phase in ("check", "recheck", "refused"):
+    if phase in ("check", "recheck", "refused", "failfirst"):
         assert not any(c in ("commit", "end", "copy running-config startup-config") for cmd in cmds for c in cmd), cmds
 
 
@@ -262,5 +404,5 @@ def state(tmp):
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     {"recap": recap, "report": report, "handedit": handedit, "files": files, "archive": archive, "calls": calls,
-     "state": state}[command](*args)
+     "state": state, "seed": seed, "snapshots": snapshots, "fault": fault, "heal": heal}[command](*args)
     print("ok: %s %s" % (command, " ".join(os.path.basename(a) for a in args)))

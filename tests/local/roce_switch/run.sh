@@ -3,7 +3,8 @@
 # rendered to files for review, three with one are pushed to stand-ins for the switch OS (SONiC config/sonic-cfggen
 # and Cumulus nv as commands on PATH over ansible_connection local, Arista eAPI as an HTTP server on 127.0.0.1
 # through ansible.netcommon.httpapi). Refusals first (nothing may be written or pushed), then check mode, apply,
-# re-run, check again, and a hand edit on the switches found and undone.
+# re-run, check again, a hand edit on the switches found and undone, and a push that fails on one switch and stops
+# there (one switch at a time). Each push snapshots what it overwrites on the switch first, keeping the newest two.
 #   tests/local/roce_switch/run.sh        exits non-zero on the first failure; removes everything it made
 #                                         (ROCE_TEST_KEEP=1 keeps the logs and the stand-ins' state)
 set -euo pipefail
@@ -61,6 +62,15 @@ refused push-without-connection \
 refused enterprise-sonic-cli "this role does not translate to them, so it does not push over that connection" \
   --limit files-sonic -e '{"ansible_connection": "ansible.netcommon.network_cli",
                            "ansible_network_os": "dellemc.enterprise_sonic.sonic"}'
+refused eos-plain-http "push-eos (eos): the push over eAPI would use plain HTTP (ansible_httpapi_use_ssl is False)" \
+  --limit push-eos -e '{"roce_switch_eos_allow_insecure": false}'
+refused eos-unvalidated "HTTPS without checking the certificate (ansible_httpapi_validate_certs is false)" \
+  --limit push-eos -e '{"roce_switch_eos_allow_insecure": false, "ansible_httpapi_use_ssl": true,
+                        "ansible_httpapi_validate_certs": false}'
+refused backup-keep "roce_switch_backup_keep is 0" --limit push-sonic -e '{"roce_switch_backup_keep": 0}'
+# A refusal on the last switch stops the first ones too: every switch's preflight runs before any is pushed.
+refused preflight-first "push-eos (eos): the push over eAPI would use plain HTTP" \
+  -e '{"roce_switch_eos_allow_insecure": false}'
 check archive "$tmp" refused
 
 echo "== check mode: every switch reports a change, nothing is written"
@@ -71,12 +81,15 @@ grep -qF -- "+priority-flow-control pause watchdog action drop" "$tmp/logs/check
 [ ! -e "$tmp/out" ] || { echo "FAIL: check mode wrote $(ls "$tmp/out")"; exit 1; }
 check archive "$tmp" check
 
-echo "== apply"
+echo "== apply (each push snapshots what it overwrites first; two old snapshots are there already)"
+check seed "$tmp"
 run apply --diff
 check recap "$tmp/logs/apply.log" changed
 check report "$tmp/logs/apply.log"
 check files "$tmp/out"
 check state "$tmp"
+check snapshots "$tmp" apply
+! grep -qF -- '"pfc_enable": "3,4"' "$tmp/logs/apply.log" || { echo "FAIL: a snapshot was printed"; exit 1; }
 check archive "$tmp" apply
 
 echo "== re-run and check mode again: nothing changes"
@@ -95,8 +108,24 @@ check recap "$tmp/logs/handedit.log" unchanged push-nvue
 grep -qF -- "-      bandwidth percent 30" "$tmp/logs/handedit.log" \
   || { echo "FAIL: handedit did not show the session diff"; exit 1; }
 check state "$tmp"
+check snapshots "$tmp" handedit
 check archive "$tmp" handedit
 
-echo "== the stand-ins saw exactly the expected calls in every run"
+echo "== one switch at a time: push-sonic's load fails, and push-nvue and push-eos are not touched"
+check fault "$tmp"
+if play --diff >"$tmp/logs/failfirst.log" 2>&1; then echo "FAIL: failfirst: the failing load passed"; exit 1; fi
+grep -qF -- "failed YANG validation (fail-load)" "$tmp/logs/failfirst.log" \
+  || { echo "FAIL: failfirst did not fail on the load"; tail -30 "$tmp/logs/failfirst.log"; exit 1; }
+check snapshots "$tmp" failfirst
+check archive "$tmp" failfirst
+check heal "$tmp"
+run heal --diff
+check recap "$tmp/logs/heal.log" changed push-sonic push-eos
+check recap "$tmp/logs/heal.log" unchanged push-sonic2 push-nvue
+check state "$tmp"
+check snapshots "$tmp" heal
+check archive "$tmp" heal
+
+echo "== the stand-ins saw exactly the expected calls in every run, one switch at a time"
 check calls "$tmp"
 echo "roce_switch local tests: passed"

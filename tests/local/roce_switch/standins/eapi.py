@@ -17,7 +17,10 @@ NAME` opens or re-enters a pending session (a committed or aborted one cannot be
 staged on a copy of the running-config, where a setting replaces the same setting with another value
 (`bandwidth percent 30` -> `bandwidth percent 50`); `show session-config diffs` is the unified diff from the
 running-config to the session's; `end` leaves the session pending, `abort` drops it, `commit` makes it the
-running-config; `copy running-config startup-config` saves it (startup.json). `show version`, `show hostname` (json)
+running-config; `copy running-config startup-config` saves it (startup.json); `copy running-config flash:NAME` copies
+it to STATE_DIR/flash/NAME, `dir flash:` lists that folder as EOS does and `delete flash:NAME` removes a file of it.
+Every request is also appended to order.jsonl beside STATE_DIR (shared with the SONiC and NVUE stand-in: which
+switch was called when). `show version`, `show hostname` (json)
 and `show configuration sessions` answer the plugin's capability questions. Any other command, a config line in
 the wrong mode, or json for a text-only command is an error (code 1002), as EOS answers an invalid command.
 """
@@ -53,6 +56,19 @@ SETTING = [re.compile(p) for p in (
     r"^qos map dscp [\d ]+ (to traffic-class \d)$", r"^(priority-flow-control pause watchdog default \S+) \S+$",
     r"^(priority-flow-control pause watchdog action) \S+$")]
 SESSIONS = {}  # name -> {"state": pending|committed|aborted, "config": [lines]}
+# Files on flash: a name of letters, digits, '.', '_' and '-'.
+FLASH_COPY = re.compile(r"^copy running-config flash:([A-Za-z0-9._-]+)$")
+FLASH_DELETE = re.compile(r"^delete flash:([A-Za-z0-9._-]+)$")
+
+
+def flash_listing():
+    """`dir flash:` as EOS 4.31 prints it: attributes, size, date, name; then the totals."""
+    folder = _file("flash")
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    rows = ["       -rwx %12d           Nov 29 05:00  %s" % (os.path.getsize(os.path.join(folder, n)), n)
+            for n in names]
+    return "Directory of flash:/\n\n" + "".join(r + "\n" for r in rows) + (
+        "\n3957354496 bytes total (3150000000 bytes free)\n")
 
 
 def _file(name):
@@ -168,6 +184,16 @@ def run_cmds(cmds, fmt):
         elif cmd == "copy running-config startup-config" and session is None:
             _write("startup.json", _running())
             text = "Copy completed successfully.\n"
+        elif FLASH_COPY.match(cmd) and session is None:
+            os.makedirs(_file("flash"), exist_ok=True)
+            with open(os.path.join(_file("flash"), FLASH_COPY.match(cmd).group(1)), "w", encoding="utf-8") as fh:
+                fh.write(render(_running()))
+            text = "Copy completed successfully.\n"
+        elif cmd == "dir flash:" and session is None and fmt == "text":
+            text = flash_listing()
+        elif FLASH_DELETE.match(cmd) and session is None and os.path.exists(
+                os.path.join(_file("flash"), FLASH_DELETE.match(cmd).group(1))):
+            os.remove(os.path.join(_file("flash"), FLASH_DELETE.match(cmd).group(1)))
         elif session is not None and config_line(cmd, mode) is not None:
             mode, line = config_line(cmd, mode)
             stage(session["config"], line)
@@ -195,6 +221,8 @@ class Handler(BaseHTTPRequestHandler):
         with open(_file("requests.jsonl"), "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"path": self.path, "authorized": self.headers.get("Authorization") == expected,
                                  "body": json.loads(body or b"null")}) + "\n")
+        with open(os.path.join(os.path.dirname(STATE), "order.jsonl"), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"switch": os.path.basename(STATE), "call": ["eapi", self.path]}) + "\n")
         if self.path != "/command-api":
             return self._send(404, {"error": "not found"})
         if self.headers.get("Authorization") != expected:

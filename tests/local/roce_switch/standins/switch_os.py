@@ -5,11 +5,15 @@
 """Stand-in for the switch OS at the hardware boundary: SONiC's `sonic-cfggen` and `config`, Cumulus' `nv`.
 
 No switch is in the lab, so these play the few commands the roce_switch role runs, with the semantics the
-role relies on, and record every call (argv) in $ROCE_STANDIN_STATE/calls.jsonl:
+role relies on, and record every call (argv) in $ROCE_STANDIN_STATE/calls.jsonl, and in order.jsonl beside the
+switches' state folders (shared with the eAPI stand-in: which switch was called when, to check the switches are
+pushed one at a time):
 
 * SONiC: CONFIG_DB is a JSON file. `sonic-cfggen -d --print-data` prints it; `config load FILE -y` merges
   FILE into it table by table, key by key, field by field (sonic-cfggen --write-to-db / mod_config keeps
-  what the file does not name); `config save -y` copies it to the saved config_db.json.
+  what the file does not name); `config save -y` copies it to the saved config_db.json (saved_config_db.json,
+  the switch's base configuration until a save, as a running switch always has one). With a file `fail-load` in
+  the state folder (a test's choice), `config load` fails as on a YANG validation error and changes nothing.
 * NVUE: an applied and a pending tree. `nv config show -r applied -o json` prints [{header}, {set: applied}];
   `nv config patch FILE` merges the file's `- set:` tree into pending; `nv config diff` prints the leaves
   pending changes (empty when none); `nv config apply -y` makes pending the applied revision; `nv config detach`
@@ -79,6 +83,9 @@ def sonic(argv):
     if argv == ["sonic-cfggen", "-d", "--print-data"]:
         print(json.dumps(db, indent=4, sort_keys=True))
         return 0
+    if len(argv) == 4 and argv[:2] == ["config", "load"] and argv[3] == "-y" and os.path.exists(_path("fail-load")):
+        sys.stderr.write("stand-in: config load %s failed YANG validation (fail-load)\n" % argv[2])
+        return 1
     if len(argv) == 4 and argv[:2] == ["config", "load"] and argv[3] == "-y":
         with open(argv[2], encoding="utf-8") as fh:
             tables = json.load(fh)
@@ -134,8 +141,12 @@ def nvue(argv):
 
 def main(argv):
     os.makedirs(STATE, exist_ok=True)
+    if argv[0] != "nv" and not os.path.exists(_path("saved_config_db.json")):
+        _save("saved_config_db.json", SONIC_BASE)
     with open(_path("calls.jsonl"), "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"argv": argv}) + "\n")
+    with open(os.path.join(os.path.dirname(STATE), "order.jsonl"), "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"switch": os.path.basename(STATE), "call": argv[:2]}) + "\n")
     return nvue(argv) if argv[0] == "nv" else sonic(argv)
 
 
