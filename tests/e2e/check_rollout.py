@@ -18,7 +18,7 @@ import sys
 from typing import List, Tuple
 
 _BANNER = re.compile(r"^(?:TASK|RUNNING HANDLER) \[gpufleet\.cluster\.slurm : (.*?)\] \**$")
-_WAIT = re.compile(r"Restart controller \| Wait until slurmctld on (\S+) serves \(scontrol ping\)")
+_WAIT = re.compile(r"Restart controller \| Wait until slurmctld serves \(scontrol ping\) on (\S+)")
 # "changed: [head]" (the primary, the host the handler runs for) or "changed: [head -> head2(10.0.0.2)]".
 _RESULT = re.compile(r"^(ok|changed): \[([^\]\s]+)(?: -> ([^\]\s(]+)[^\]]*)?\]")
 

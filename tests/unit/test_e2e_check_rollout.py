@@ -28,10 +28,16 @@ def test_a_roll_out_reads_as_primary_restarted_serving_then_backup():
     assert check_rollout.problems(found, "head", "head2") == []
 
 
+def test_a_rotation_restarts_the_controllers_the_same_way():
+    assert check_rollout.events(_lines("rollout-munge-rotate.log")) == ONE
+
+
 def test_two_roll_outs_in_one_run_each_in_order():
-    found = check_rollout.events(_lines("rollout-munge-rotate.log"))
+    """A run whose handlers flush twice (a new munge key, then new node lines) rolls out twice."""
+    found = check_rollout.events(_lines("rollout-munge-rotate.log") + _lines("rollout-good-config.log"))
     assert found == ONE + ONE
     assert check_rollout.problems(found, "head", "head2") == []
+    assert check_rollout.problems(found[:6], "head", "head2") != []  # the second roll-out cut short
 
 
 def test_the_backup_restarted_before_the_primary_served_fails():
