@@ -62,6 +62,17 @@ options:
           - Create missing parent directories (owner root, mode 0755). Without it a missing directory fails the task.
         type: bool
         default: false
+  backup:
+    description:
+      - Before a file's content is replaced, keep its previous content beside it as C(<dest>.<UTC time>.bak) (owner,
+        group and mode kept), and remove the oldest such copies beyond O(backups_kept). RV(files[].backup) names the
+        copy, so a caller can put it back.
+    type: bool
+    default: false
+  backups_kept:
+    description: How many dated copies of each file O(backup) keeps (the newest ones).
+    type: int
+    default: 5
 attributes:
   check_mode:
     description: Reports which files would change, and their diffs, writing nothing.
@@ -117,11 +128,16 @@ files:
     created:
       description: Whether the file did not exist before.
       type: bool
+    backup:
+      description: The copy of the previous content O(backup) kept, or null when none was made.
+      type: str
 """
 
+import datetime
 import grp
 import os
 import pwd
+import re
 import stat
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional, Tuple
@@ -151,7 +167,10 @@ ARGUMENT_SPEC = {
             "parents": {"type": "bool", "default": False},
         },
     },
+    "backup": {"type": "bool", "default": False},
+    "backups_kept": {"type": "int", "default": 5},
 }
+BACKUP_SUFFIX = ".bak"
 
 
 def read_current(dest: str) -> Optional[bytes]:
@@ -222,6 +241,28 @@ def write_atomically(module: AnsibleModule, dest: str, data: bytes, spec: Dict[s
     write_with_final_mode(dest, data, *final_attributes(module, dest, spec))
 
 
+def backups_of(dest: str) -> List[str]:
+    """The dated copies backup_file made of dest, oldest first (the UTC time in their names sorts)."""
+    directory, base = os.path.split(dest)
+    pattern = re.compile(re.escape(base) + r"[.][0-9]{8}T[0-9]{6}[.][0-9]{6}Z" + re.escape(BACKUP_SUFFIX))
+    return sorted(os.path.join(directory, name) for name in os.listdir(directory) if pattern.fullmatch(name))
+
+
+def backup_file(dest: str, kept: int) -> str:
+    """Copy dest (content, owner, group, mode) to a dated name beside it; drop the oldest copies beyond kept."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    copy = f"{dest}.{stamp}{BACKUP_SUFFIX}"
+    # The copy has the file's owner, group and mode before its first byte, as the file itself (a secret's old
+    # copy is as secret as the file).
+    info = os.stat(dest)
+    with open(dest, "rb") as handle:
+        write_with_final_mode(copy, handle.read(), stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid,
+                              prefix=".gpufleet_bak")
+    for old in backups_of(dest)[:-kept]:
+        os.unlink(old)
+    return copy
+
+
 def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
     """Bring one file to its content and attributes; return what changed."""
     dest = spec["dest"]
@@ -237,6 +278,13 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
     if content_changed and not os.path.isdir(directory) and not spec["parents"]:
         module.fail_json(msg=f"config_files: cannot write {dest}: its directory {directory} does not exist "
                              "(set parents: true to create it)")
+    backup = None
+    if content_changed and have is not None and module.params["backup"] and not module.check_mode:
+        try:
+            backup = backup_file(dest, module.params["backups_kept"])
+        except OSError as err:
+            module.fail_json(msg=f"config_files: keeping a copy of {dest} before replacing it failed, so it was left "
+                                 f"as it is: {to_native(err)}")
     if content_changed and not module.check_mode:
         if not os.path.isdir(directory):
             try:
@@ -267,7 +315,7 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
             "after": hidden if spec["secret"] else spec["content"],
         })
     return {"dest": dest, "changed": content_changed or attrs_changed, "content_changed": content_changed,
-            "created": have is None}
+            "created": have is None, "backup": backup}
 
 
 def check_spec(module: AnsibleModule, index: int, spec: Dict[str, Any]) -> None:
@@ -283,6 +331,9 @@ def check_spec(module: AnsibleModule, index: int, spec: Dict[str, Any]) -> None:
 
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    if module.params["backups_kept"] < 1:
+        module.fail_json(msg=f"config_files: backups_kept is {module.params['backups_kept']}; keep at least one copy "
+                             "(the one backup makes of each replaced file)")
     seen = set()
     for index, spec in enumerate(module.params["files"]):
         check_spec(module, index, spec)

@@ -11,10 +11,11 @@ short_description: Create, distribute and check the MUNGE key of a Slurm cluster
 description:
   - Manages the key file munged authenticates every Slurm message with. The key is binary (MUNGE accepts
     32 to 1024 bytes), so it travels base64-encoded in O(content_b64) and is written byte for byte.
-  - With O(generate=true) and no O(content_b64), keeps an existing key of O(size) bytes and otherwise
-    creates O(size) random bytes (C(os.urandom)), so the small per-node key a distribution package leaves
-    behind is replaced by the cluster's. Return it with O(return_content=true) to hand it to the other nodes
-    (always with C(no_log)).
+  - With O(generate=true) and no O(content_b64), keeps an existing key that munged accepts, whatever its size
+    (the 128-byte key C(mungekey) writes by default is kept as the 1024-byte one is), and creates O(size) random
+    bytes (C(os.urandom)) only where there is no key munged would accept, or with O(rotate=true). Return it with
+    O(return_content=true) to hand it to the other nodes (always with C(no_log)); in check mode RV(content_b64) is
+    the key that would be written, so a role can make a key on one host and write it everywhere itself.
   - Without either, only checks the key and fails when munged would refuse it.
   - The key's bytes never appear in the diff or the results (unless O(return_content=true)); its SHA-256
     fingerprint does, so nodes sharing a key can be compared in logs.
@@ -28,6 +29,12 @@ options:
     type: str
   generate:
     description: Create a key where none valid exists. Ignored when O(content_b64) is given.
+    type: bool
+    default: false
+  rotate:
+    description:
+      - With O(generate=true), make a new key even when a valid one exists (a key rotation). Every node then needs
+        the new key and a restart of its munged; the caller must make sure all of them get it.
     type: bool
     default: false
   size:
@@ -75,6 +82,15 @@ EXAMPLES = r"""
   gpufleet.cluster.munge_key:
     content_b64: "{{ hostvars[groups['slurm_controller'][0]]['munge_key']['content_b64'] }}"
   no_log: true
+
+- name: Work out a new key on the first controller without writing it (a rotation), to write it on every node
+  gpufleet.cluster.munge_key:
+    generate: true
+    rotate: true
+    return_content: true
+  check_mode: true
+  register: new_munge_key
+  no_log: true
 """
 
 RETURN = r"""
@@ -90,16 +106,25 @@ generated:
   description: Whether a new key was created.
   returned: always
   type: bool
+previous_sha256:
+  description: SHA-256 fingerprint of the key file found before the task, or null when there was none.
+  returned: always
+  type: str
+previous_valid:
+  description: Whether the key file found before the task had a size munged accepts (32 to 1024 bytes).
+  returned: always
+  type: bool
 content_b64:
-  description: The key, base64-encoded.
+  description: The key, base64-encoded (in check mode, the key that would be written).
   returned: when O(return_content=true)
   type: str
 """
 
 import base64
+import grp
 import os
+import pwd
 import re
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules import (
@@ -107,6 +132,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
     absolute_path,
     account,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import write_with_final_mode
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.munge_key import (
     KEY_MAX_BYTES,
     KEY_MIN_BYTES,
@@ -123,12 +149,23 @@ ARGUMENT_SPEC = {
     "path": {"type": "path", "default": "/etc/munge/munge.key"},
     "content_b64": {"type": "str", "no_log": True},
     "generate": {"type": "bool", "default": False},
+    "rotate": {"type": "bool", "default": False},
     "size": {"type": "int", "default": 1024},
     "owner": {"type": "str", "default": "munge"},
     "group": {"type": "str", "default": "munge"},
     "mode": {"type": "str", "default": "0400"},
     "return_content": {"type": "bool", "default": False},
 }
+
+
+def _account_id(name: str, lookup) -> int:
+    """A user or group name (or number) as its id; KeyError names it when the node has no such account."""
+    if name.isdigit():
+        return int(name)
+    try:
+        return getattr(lookup(name), "pw_uid" if lookup is pwd.getpwnam else "gr_gid")
+    except KeyError:
+        raise KeyError("there is no %s %r on this node" % ("user" if lookup is pwd.getpwnam else "group", name)) from None
 
 
 def _summary(info):
@@ -173,8 +210,8 @@ def run_module(module: AnsibleModule) -> dict:
             wanted = decode_key(params["content_b64"])
         elif params["generate"]:
             check_length(params["size"])
-            if current is not None and len(current) == params["size"]:
-                wanted = current
+            if current_ok and not params["rotate"]:
+                wanted = current  # any size munged accepts: a valid key is replaced only on a rotation
             else:
                 wanted = new_key(params["size"])
                 generated = True
@@ -190,15 +227,13 @@ def run_module(module: AnsibleModule) -> dict:
     before = describe(path)
     changed = wanted != current
     if changed and not module.check_mode:
-        directory = os.path.dirname(path) or "."
+        # The key has its owner, group and mode before its first byte and is renamed into place (atomic_move would
+        # give a new key file the umask's 0644 for a moment before the mode is set).
         try:
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".munge.key.")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(wanted)
-            os.chmod(tmp, 0o400)
-        except OSError as exc:
-            module.fail_json(msg=f"writing the munge key to {directory} failed: {exc}")
-        module.atomic_move(tmp, path)
+            write_with_final_mode(path, wanted, int(params["mode"], 8), _account_id(params["owner"], pwd.getpwnam),
+                                  _account_id(params["group"], grp.getgrnam), prefix=".munge.key.")
+        except (OSError, KeyError) as exc:
+            module.fail_json(msg=f"writing the munge key {path} failed: {exc}")
     file_args = module.load_file_common_arguments(params)
     file_args["path"] = path
     if os.path.exists(path):  # in check mode a key not yet written has no attributes to compare
@@ -213,6 +248,8 @@ def run_module(module: AnsibleModule) -> dict:
         "sha256": fingerprint(wanted),
         "size": len(wanted),
         "generated": generated,
+        "previous_sha256": fingerprint(current) if current is not None else None,
+        "previous_valid": current_ok,
         "diff": {"before": _summary(before), "after": _summary(after)},
     }
     if params["return_content"]:

@@ -2,7 +2,7 @@
 # Lab end-to-end: bring up a lab of its own, converge gpufleet.cluster.site from the collection installed from its
 # tarball (tests/install), prove a re-run from the checkout changes nothing, prove bad input is refused before any
 # change, check the cluster from its nodes, then day-2 work (a node joining after a check-mode run on it, a password
-# rotation, a rolling driver upgrade, a controller fail-over).
+# rotation, a rolling driver upgrade, a munge key rotation, a Slurm configuration change, a controller fail-over).
 # The lab is removed at the end whatever happened. The steps, in order, each a file beside this one run as
 # `STEP LAB_NAME INVENTORY_DIR`; what they share (the lab, logs, commands on the nodes, waits) is tests/e2e/lib.sh.
 #   tests/e2e/run.sh LAB_NAME INVENTORY_DIR     (E2E_COMPUTES=N for N GPU nodes, default 2)
@@ -48,6 +48,12 @@ step rotate_password.sh
 
 echo "== a rolling driver upgrade: one GPU node at a time drained, its job left to end, rebooted, checked, resumed"
 step rolling_reboot.sh
+
+echo "== the munge key: a rotation leaving hosts out is refused; on the whole cluster every host gets the new key"
+step munge_key.sh
+
+echo "== Slurm's configuration: one Slurm refuses changes nothing anywhere; a good one restarts the controllers one at a time"
+step bad_config.sh
 
 echo "== fail-over: a job runs, the primary controller's container stops, the backup takes over the saved state"
 step failover.sh

@@ -241,3 +241,60 @@ def test_an_owner_the_node_does_not_know_fails_before_a_byte_is_written(run_main
     assert result["failed"] is True
     assert result["msg"] == f"config_files: writing {dest} failed: there is no user 'nosuchuser-gpufleet' on this node"
     assert not dest.exists() and os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------- backup: the previous content is kept, bounded
+def test_backup_keeps_the_previous_content_with_its_mode_and_returns_its_name(run_main, tmp_path):
+    dest = tmp_path / "slurm.conf"
+    dest.write_text("old\n")
+    os.chmod(dest, 0o640)
+    result = run_main(module, {"files": [spec(dest, "new\n", mode="0640")], "backup": True})
+    entry = result["files"][0]
+    assert result["changed"] is True and dest.read_text() == "new\n"
+    assert entry["backup"] and os.path.dirname(entry["backup"]) == str(tmp_path)
+    assert open(entry["backup"]).read() == "old\n" and mode_of(entry["backup"]) == 0o640
+    assert module.backups_of(str(dest)) == [entry["backup"]]
+
+
+def test_a_secret_files_backup_has_its_mode_before_its_first_byte(run_main, tmp_path, monkeypatch):
+    # The old copy of a 0600 file holds the old password: it is never readable by others, not even for a moment.
+    dest = tmp_path / "slurmdbd.conf"
+    watch, result = run_watched(run_main, monkeypatch, dest, 0o600, {
+        "files": [spec(dest, "StoragePass=new-secret\n", mode="0600", secret=True)], "backup": True})
+    copy = result["files"][0]["backup"]
+    assert open(copy).read() == "StoragePass=old\n" and mode_of(copy) == 0o600
+    assert watch.at_first_byte == [(0o600, 0), (0o600, 0)]
+    assert [name for name, _mode, _data in watch.at_rename] == [os.path.basename(copy), "slurmdbd.conf"]
+    assert all(mode == 0o600 for _name, mode, _data in watch.at_rename) and copy not in watch.chmods
+
+
+def test_backup_makes_no_copy_of_a_new_or_unchanged_file_nor_in_check_mode(run_main, tmp_path):
+    dest = tmp_path / "nodes.conf"
+    first = run_main(module, {"files": [spec(dest, "a\n")], "backup": True})
+    assert first["files"][0]["backup"] is None  # nothing to keep
+    again = run_main(module, {"files": [spec(dest, "a\n")], "backup": True})
+    assert again["changed"] is False and again["files"][0]["backup"] is None
+    check = run_main(module, {"files": [spec(dest, "b\n")], "backup": True, "_ansible_check_mode": True})
+    assert check["changed"] is True and check["files"][0]["backup"] is None
+    assert module.backups_of(str(dest)) == [] and dest.read_text() == "a\n"
+
+
+def test_backup_keeps_only_the_newest_copies(run_main, tmp_path):
+    dest = tmp_path / "gres.conf"
+    dest.write_text("v0\n")
+    unrelated = tmp_path / "gres.conf.by-hand.bak"
+    unrelated.write_text("mine\n")
+    made = []
+    for n in range(1, 5):
+        result = run_main(module, {"files": [spec(dest, f"v{n}\n")], "backup": True, "backups_kept": 2})
+        made.append(result["files"][0]["backup"])
+    kept = module.backups_of(str(dest))
+    assert kept == made[-2:] and [open(p).read() for p in kept] == ["v2\n", "v3\n"]
+    assert unrelated.read_text() == "mine\n"  # only its own dated copies are counted and removed
+
+
+def test_backups_kept_below_one_is_refused_before_writing(run_main, tmp_path):
+    dest = tmp_path / "cgroup.conf"
+    dest.write_text("old\n")
+    result = run_main(module, {"files": [spec(dest, "new\n")], "backup": True, "backups_kept": 0})
+    assert result["failed"] is True and "backups_kept is 0" in result["msg"] and dest.read_text() == "old\n"

@@ -41,12 +41,56 @@ def test_generate_once_then_keep(run_main, args):
     assert "content_b64" not in second
 
 
-def test_generate_replaces_a_package_default_key(run_main, args):
+@pytest.mark.parametrize("size", [32, 128, 1000])
+def test_generate_keeps_a_valid_key_of_another_size(run_main, args, size):
+    key = os.urandom(size)  # 128 bytes: what `mungekey` writes by default (Debian's package, a rebuilt head node)
     with open(args["path"], "wb") as fh:
-        fh.write(b"p" * 128)  # what Debian's munge package leaves: a node-local 128-byte key
+        fh.write(key)
+    os.chmod(args["path"], 0o400)
+    result = run_main(module, dict(args, generate=True, return_content=True))
+    assert result["changed"] is False and result["generated"] is False  # before: silently replaced by 1024 bytes
+    assert open(args["path"], "rb").read() == key and base64.b64decode(result["content_b64"]) == key
+    assert result["previous_sha256"] == hashlib.sha256(key).hexdigest() and result["previous_valid"] is True
+
+
+def test_generate_replaces_a_key_munged_would_refuse(run_main, args):
+    with open(args["path"], "wb") as fh:
+        fh.write(b"short")
     result = run_main(module, dict(args, generate=True))
     assert result["changed"] is True and result["generated"] is True
+    assert result["previous_valid"] is False and result["previous_sha256"] == hashlib.sha256(b"short").hexdigest()
     assert len(open(args["path"], "rb").read()) == 1024
+
+
+def test_rotate_makes_a_new_key_even_over_a_valid_one(run_main, args):
+    old = os.urandom(1024)
+    with open(args["path"], "wb") as fh:
+        fh.write(old)
+    os.chmod(args["path"], 0o400)
+    result = run_main(module, dict(args, generate=True, rotate=True))
+    new = open(args["path"], "rb").read()
+    assert result["changed"] is True and result["generated"] is True and len(new) == 1024 and new != old
+    assert result["previous_sha256"] == hashlib.sha256(old).hexdigest() and result["sha256"] != result["previous_sha256"]
+
+
+def test_rotate_in_check_mode_returns_the_key_it_would_write_and_writes_nothing(run_main, args):
+    """What the slurm role does: the new key is worked out on the primary, then written on every node in one step."""
+    old = os.urandom(128)
+    with open(args["path"], "wb") as fh:
+        fh.write(old)
+    os.chmod(args["path"], 0o400)
+    planned = run_main(module, dict(args, generate=True, rotate=True, return_content=True, _ansible_check_mode=True))
+    assert planned["changed"] is True and planned["generated"] is True
+    assert open(args["path"], "rb").read() == old
+    key = base64.b64decode(planned["content_b64"])
+    assert len(key) == 1024 and planned["sha256"] == hashlib.sha256(key).hexdigest()
+    written = run_main(module, dict(args, content_b64=planned["content_b64"]))
+    assert written["changed"] is True and open(args["path"], "rb").read() == key
+
+
+def test_no_key_reports_no_previous(run_main, args):
+    result = run_main(module, dict(args, generate=True, _ansible_check_mode=True))
+    assert result["previous_sha256"] is None and result["previous_valid"] is False
 
 
 def test_distribute_byte_for_byte_including_non_utf8(run_main, args):
@@ -207,3 +251,39 @@ def test_the_checks_catch_the_breakages_they_are_for():
         except AssertionError:
             continue
         raise AssertionError(f"a degenerate key passed: {bad[:16]!r}...")
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_key_file_has_its_final_mode_before_its_first_byte(run_main, args, monkeypatch, existing):
+    # A new key file, or a rotated one, is never readable by others, not even for a moment: the file that receives
+    # the key is 0400 before the first byte goes in, and nothing is chmod'ed after the rename (Ansible's atomic_move
+    # would give a new file the umask's 0644 first).
+    if existing:
+        run_main(module, dict(args, generate=True))
+    seen, chmods = [], []
+    real_write, real_chmod = os.write, os.chmod
+
+    def write(fd, data):
+        seen.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        return real_write(fd, data)
+
+    def chmod(path, *rest, **kwargs):
+        chmods.append(os.fsdecode(path))
+        return real_chmod(path, *rest, **kwargs)
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(os, "chmod", chmod)
+    old_umask = os.umask(0o022)
+    try:
+        result = run_main(module, dict(args, generate=True, rotate=existing))
+    finally:
+        os.umask(old_umask)
+    assert result["changed"] is True and seen and set(seen) == {0o400}
+    assert args["path"] not in chmods and stat.S_IMODE(os.stat(args["path"]).st_mode) == 0o400
+
+
+def test_an_owner_the_node_lacks_is_refused_without_a_key_written(run_main, args):
+    result = run_main(module, dict(args, generate=True, owner="gpufleet-no-such-user"))
+    assert result["failed"] is True
+    assert result["msg"].startswith("writing the munge key %s failed: " % args["path"])
+    assert "there is no user 'gpufleet-no-such-user' on this node" in result["msg"]
+    assert not os.path.exists(args["path"]) and os.listdir(os.path.dirname(args["path"])) == []
