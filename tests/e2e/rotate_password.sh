@@ -26,6 +26,12 @@ case "$old_answer" in
   *) echo "MariaDB still accepts the old password after the rotation: $old_answer"; exit 1 ;;
 esac
 echo "MariaDB: the new password works, the old one is refused; slurmdbd.conf holds the new one"
+# The previous slurmdbd.conf is kept beside it, as secret as the file: 0600 slurm:slurm, holding the old password.
+kept=$(podman exec "$name-head" sh -c 'ls -1 /etc/slurm/slurmdbd.conf.*.bak | tail -1')
+[ "$(podman exec "$name-head" stat -c '%a %U:%G' "$kept")" = "600 slurm:slurm" ] \
+  || { echo "the kept copy $kept is not 0600 slurm:slurm: $(podman exec "$name-head" stat -c '%a %U:%G' "$kept")"; exit 1; }
+podman exec "$name-head" grep -qxF "StoragePass=$old_pw" "$kept" || { echo "the kept copy $kept does not hold the old password"; exit 1; }
+echo "the previous slurmdbd.conf is kept as $kept, 0600 slurm:slurm"
 on_login "sacctmgr --noheader list cluster format=cluster" \
   >"$logs/rotate-check.log" 2>&1 || { echo "accounting does not answer after the rotation"; cat "$logs/rotate-check.log"; exit 1; }
 echo "accounting answers after the rotation: $(xargs <"$logs/rotate-check.log")"
