@@ -80,7 +80,7 @@ options:
         CORE, RSS, NOFILE, AS, NPROC, MEMLOCK, LOCKS, SIGPENDING, MSGQUEUE, NICE, RTPRIO, RTTIME."
       - "C(unix_name): a system user or group name: a lower-case letter or '_', then up to 31 lower-case letters,
         digits, '_' or '-'."
-      - "C(url): an http://, https://, ftp:// or file:// URL without blanks, quotes, '#', '$', ';' or
+      - "C(url): an http://, https://, ftp:// or file:/ URL without blanks, quotes, '#', '$', ';' or
         backslashes."
       - "C(word): a word of letters, digits, '_', '.', '+' and '-', starting with a letter or digit."
     type: str

@@ -53,7 +53,8 @@ _IPV6 = r"(?:[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}|(?:[0-9A-Fa-f]{0,4}:){2,
 _HOSTNAME = r"(?=[^/:]{1,253}(?:[/:]|\Z))%s(?:\.%s)*" % (_LABEL, _LABEL)
 _PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 # What a URL may hold after its scheme: no blank, quote, '#', '$', ';', backslash or '<>' anywhere.
-_URL = r"(?:https?|ftp|file)://[A-Za-z0-9._~:/?&=%+@,!\[\]-]+"
+# apt's sources.list(5) writes a local archive as file:/path; file:///path is the same.
+_URL = r"(?:(?:https?|ftp)://|file:/)[A-Za-z0-9._~:/?&=%+@,!\[\]-]+"
 _UPSTREAM = r"[0-9]+(?:[.][0-9]+)+(?:[+~][0-9A-Za-z.+~]+)?"
 _LIMITS = "CPU|FSIZE|DATA|STACK|CORE|RSS|NOFILE|AS|NPROC|MEMLOCK|LOCKS|SIGPENDING|MSGQUEUE|NICE|RTPRIO|RTTIME"
 _LIMIT_VALUE = r"(?:infinity|[+-]?[0-9]+[A-Za-z]{0,2})"
@@ -152,7 +153,7 @@ RULES = {rule.kind: rule for rule in (
           "database and user names go unquoted into SQL statements, MySQL privilege strings (db.*:ALL, split on "
           "'.', ':' and '/') and slurmdbd.conf", 64),
     _rule("url", _URL,
-          "an http://, https://, ftp:// or file:// URL without blanks, quotes, '#', '$', ';' or backslashes",
+          "an http://, https://, ftp:// or file:/ URL without blanks, quotes, '#', '$', ';' or backslashes",
           "URLs land in apt sources (split on blanks), unit files and command lines", 2048, lets_through="=,[]"),
     _rule("archive", _ARCHIVE,
           "a .tar.gz, .tgz, .tar.xz, .tar.bz2 or .tar archive: a URL (http, https, ftp, file) or a path on the "

@@ -40,7 +40,8 @@ class OwnError(ValueError):
     ("exec_arg", "[::1]:9400"), ("systemd_limit", "LimitMEMLOCK"), ("limit_value", "infinity"),
     ("limit_value", "65536:infinity"), ("limit_value", "8M"), ("line", "lab nodes are containers; no #1"),
     ("mysql_name", "slurm_acct_db"), ("url", "https://mirror.example/cuda/ubuntu2404/x86_64/"),
-    ("url", "file:///srv/mirror"), ("archive", "https://example.org/nccl-tests/v2.13.tar.gz"),
+    ("url", "file:///srv/mirror"), ("url", "file:/srv/slurm-mirror"),  # sources.list(5) writes file:/path
+    ("archive", "https://example.org/nccl-tests/v2.13.tar.gz"),
     ("archive", "files/nccl-tests.tgz"), ("deb_version", "1:4.5.2-1"), ("deb_version", "4.5.2"),
     ("deb_version", "23.11.4"), ("apt_full_version", "2.27.7-1+cuda12.9"), ("driver_branch", "580"),
     ("driver_version", "580.95.05"), ("driver_version", "580.95"), ("unix_name", "dcgm-exporter"),
