@@ -46,7 +46,7 @@ step join.sh
 echo "== the database password is rotated (a new vault value): slurmdbd follows before accounting is read"
 step rotate_password.sh
 
-echo "== a rolling driver upgrade: one GPU node at a time drained, its job left to end, rebooted, checked, resumed"
+echo "== a rolling driver upgrade: a failing scontrol stops it before any change; a canary, then a batch, each node drained, its packages in its turn, rebooted, checked, resumed"
 step rolling_reboot.sh
 
 echo "== the munge key: a rotation leaving hosts out is refused; on the whole cluster every host gets the new key"
