@@ -37,11 +37,24 @@ _ROLE_PLAY = """
 {vars}
 """
 
-# A new cluster's head: the fresh node is its only controller and its accounting host (groups of its own, so the
-# scenario's head and dbd are not counted in), and gpu01 its compute node.
+# A new cluster of one node: the fresh node is its controller, its accounting host and its GPU node (groups of its
+# own, so the scenario's nodes are not counted in: a new cluster's munge key must reach every Slurm host in the same
+# run, and the scenario's gpu01 and login01 run daemons with the scenario's key, which the run must not replace).
+_HEAD_GROUPS = ["cluster", "fresh_slurm_controller", "fresh_slurm_dbd", "fresh_gpu_nodes"]
+_HEAD_DEVICES = ["/dev/null:/dev/nvidia%d" % n for n in range(8)]
 _HEAD_VARS = """      vars:
         slurm_controller_group: fresh_slurm_controller
-        slurm_dbd_group: fresh_slurm_dbd"""
+        slurm_dbd_group: fresh_slurm_dbd
+        slurm_compute_group: fresh_gpu_nodes
+        slurm_login_group: fresh_login_nodes
+        slurm_node_cpus: 2
+        slurm_node_sockets: 1
+        slurm_node_cores_per_socket: 2
+        slurm_node_threads_per_core: 1
+        slurm_node_real_memory_mib: 1024
+        slurm_gpu_count: 8
+        slurm_gpu_type: h100
+        slurm_gpu_stand_ins: true"""
 
 # The login node of the scenario's cluster installing from the site's signed mirror, as login01 does; the fresh
 # node has no copy of the mirror, so the key is given as its text (the throwaway key prepare.yml signs with), which
@@ -108,18 +121,17 @@ def _not_run(out, *names):
 
 
 def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
-    """A new cluster's controller and accounting host: the key would be made here, the state directory, the
+    """A new cluster's controller, accounting host and GPU node: the key would be made here, the state directory, the
     Slurm files and slurmdbd.conf written, and the packages installed, then MariaDB, slurmdbd and slurmctld
     started and the accounting database created; no task asks MariaDB, which is not there."""
-    run = check_on_fresh_node(_ROLE_PLAY.format(vars=_HEAD_VARS),
-                              ["cluster", "fresh_slurm_controller", "fresh_slurm_dbd"], tmp_path)
+    run = check_on_fresh_node(_ROLE_PLAY.format(vars=_HEAD_VARS), _HEAD_GROUPS, tmp_path, devices=_HEAD_DEVICES)
     name, result = _fresh(run)
     out = _out(run)
     assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
     assert f"changed: [{name}]" in _task(out, "Packages | Install what this host's part needs (and nothing more)")
-    assert (f"Check mode: slurmctld, slurm-client, munge, slurmdbd, mariadb-server, python3-pymysql not installed on "
-            f"{name} yet; a real run installs them, then enables and starts munge, mariadb, slurmdbd, slurmctld and "
-            "creates the accounting database and its user.") in out, out[-3000:]
+    assert (f"Check mode: slurmctld, slurm-client, munge, slurmdbd, mariadb-server, python3-pymysql, slurmd not "
+            f"installed on {name} yet; a real run installs them, then enables and starts munge, mariadb, slurmdbd, "
+            "slurmctld, slurmd and creates the accounting database and its user.") in out, out[-3000:]
     assert f"changed: [{name}]" in _task(out, "Munge | Keep the cluster's key on the primary controller, creating it once")
     assert f"Check mode: slurmdbd does not run on {name} yet, so accounting cannot be read." in out, out[-3000:]
     for task in ("Config | Create the controller's state directory", "Config | Write the Slurm files this host reads",
