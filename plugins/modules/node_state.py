@@ -225,7 +225,8 @@ ARGUMENT_SPEC = {
     "packages": {"type": "list", "elements": "str", "default": []},
     "units": {"type": "list", "elements": "str", "default": []},
     "paths": {"type": "list", "elements": "path", "default": []},
-    "secrets": {"type": "list", "elements": "dict", "default": [], "options": {
+    # The paths are not secret (they show in the result); each expected hash is (no_log on the sub-option).
+    "secrets": {"type": "list", "elements": "dict", "default": [], "no_log": False, "options": {
         "path": {"type": "path", "required": True},
         "sha256": {"type": "str", "required": True, "no_log": True},
     }},
