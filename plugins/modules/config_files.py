@@ -134,9 +134,7 @@ files:
 """
 
 import datetime
-import grp
 import os
-import pwd
 import re
 import stat
 from types import SimpleNamespace
@@ -150,7 +148,10 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
     account,
     mode,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import write_with_final_mode
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import (
+    account_id,
+    write_with_final_mode,
+)
 
 ARGUMENT_SPEC = {
     "files": {
@@ -193,17 +194,6 @@ def make_parents(directory: str) -> None:
         os.chmod(path, 0o755)
 
 
-def _id_of(name: Optional[str], lookup: Any, field: str) -> Optional[int]:
-    if name is None:
-        return None
-    if name.isdigit():
-        return int(name)
-    try:
-        return getattr(lookup(name), field)
-    except KeyError:
-        raise OSError("there is no %s %r on this node" % ("user" if field == "pw_uid" else "group", name)) from None
-
-
 def final_attributes(module: AnsibleModule, dest: str, spec: Dict[str, Any]) -> Tuple[int, int, int]:
     """The mode, uid and gid the file ends with: those asked for; what is not asked for is kept from the file there
     now, or for a new file is what a new file gets (the umask's mode, this process's user, the directory's group
@@ -216,8 +206,8 @@ def final_attributes(module: AnsibleModule, dest: str, spec: Dict[str, Any]) -> 
     os.umask(umask)
     base_mode = stat.S_IMODE(current.st_mode) if current else 0o666 & ~umask
     directory = os.stat(os.path.dirname(dest))
-    uid = _id_of(spec["owner"], pwd.getpwnam, "pw_uid")
-    gid = _id_of(spec["group"], grp.getgrnam, "gr_gid")
+    uid = account_id(spec["owner"], "user")
+    gid = account_id(spec["group"], "group")
     if uid is None:
         uid = current.st_uid if current else os.geteuid()
     if gid is None:

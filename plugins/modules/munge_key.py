@@ -121,9 +121,7 @@ content_b64:
 """
 
 import base64
-import grp
 import os
-import pwd
 import re
 
 from ansible.module_utils.basic import AnsibleModule
@@ -132,7 +130,10 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
     absolute_path,
     account,
 )
-from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import write_with_final_mode
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import (
+    account_id,
+    write_with_final_mode,
+)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.munge_key import (
     KEY_MAX_BYTES,
     KEY_MIN_BYTES,
@@ -156,16 +157,6 @@ ARGUMENT_SPEC = {
     "mode": {"type": "str", "default": "0400"},
     "return_content": {"type": "bool", "default": False},
 }
-
-
-def _account_id(name: str, lookup) -> int:
-    """A user or group name (or number) as its id; KeyError names it when the node has no such account."""
-    if name.isdigit():
-        return int(name)
-    try:
-        return getattr(lookup(name), "pw_uid" if lookup is pwd.getpwnam else "gr_gid")
-    except KeyError:
-        raise KeyError("there is no %s %r on this node" % ("user" if lookup is pwd.getpwnam else "group", name)) from None
 
 
 def _summary(info):
@@ -230,9 +221,9 @@ def run_module(module: AnsibleModule) -> dict:
         # The key has its owner, group and mode before its first byte and is renamed into place (atomic_move would
         # give a new key file the umask's 0644 for a moment before the mode is set).
         try:
-            write_with_final_mode(path, wanted, int(params["mode"], 8), _account_id(params["owner"], pwd.getpwnam),
-                                  _account_id(params["group"], grp.getgrnam), prefix=".munge.key.")
-        except (OSError, KeyError) as exc:
+            write_with_final_mode(path, wanted, int(params["mode"], 8), account_id(params["owner"], "user"),
+                                  account_id(params["group"], "group"), prefix=".munge.key.")
+        except OSError as exc:
             module.fail_json(msg=f"writing the munge key {path} failed: {exc}")
     file_args = module.load_file_common_arguments(params)
     file_args["path"] = path

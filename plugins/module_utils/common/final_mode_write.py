@@ -12,10 +12,28 @@ its first byte, and is then renamed over the destination (one ``rename``: a read
 """
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import tempfile
+from typing import Optional
 
-__all__ = ["write_with_final_mode"]
+__all__ = ["account_id", "write_with_final_mode"]
+
+
+def account_id(name: Optional[str], kind: str) -> Optional[int]:
+    """The id of the user or group (kind) name, a number as itself, None for None.
+
+    Raises OSError naming the account when this node has no such user or group.
+    """
+    if name is None:
+        return None
+    if name.isdigit():
+        return int(name)
+    try:
+        return pwd.getpwnam(name).pw_uid if kind == "user" else grp.getgrnam(name).gr_gid
+    except KeyError:
+        raise OSError("there is no %s %r on this node" % (kind, name)) from None
 
 
 def write_with_final_mode(dest: str, data: bytes, mode: int, uid: int, gid: int, prefix: str = ".ansible_tmp") -> None:

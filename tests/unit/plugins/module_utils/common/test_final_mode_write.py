@@ -3,11 +3,16 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """common.final_mode_write: the file has its final mode and owner before its first byte, and replaces dest whole."""
+import grp
 import os
+import pwd
 import stat
 
 import pytest
-from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import write_with_final_mode
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import (
+    account_id,
+    write_with_final_mode,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,3 +92,15 @@ def test_any_content_arrives_whole(tmp_path_factory, data, mode):
     dest = tmp_path_factory.mktemp("w") / "f"
     write_with_final_mode(str(dest), data, mode, os.getuid(), os.getgid())
     assert dest.read_bytes() == data and _mode(dest) == mode
+
+
+def test_account_id_reads_names_and_numbers():
+    me, my_group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+    assert account_id(me, "user") == os.getuid() and account_id(my_group, "group") == os.getgid()
+    assert account_id("4242", "user") == 4242 and account_id(None, "group") is None
+
+
+@pytest.mark.parametrize("kind", ["user", "group"])
+def test_account_id_names_an_account_the_node_lacks(kind):
+    with pytest.raises(OSError, match="^there is no %s 'gpufleet-no-such-account' on this node$" % kind):
+        account_id("gpufleet-no-such-account", kind)
