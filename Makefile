@@ -91,6 +91,7 @@ lint: venv
 	ansible-lint
 	antsibull-changelog lint
 	$(PY) docs/tools/role_docs.py --check
+	$(PY) docs/tools/doc_refs.py --check
 	$(PY) docs/tools/troubleshooting.py --check
 	$(PY) docs/tools/plugin_docs.py --check
 	ansible-playbook playbooks/site.yml -i inventories/h100-64 --syntax-check
