@@ -10,9 +10,10 @@
 Four kinds of name, each line reported as `<file>:<line>: <problem>`:
 - a role variable in backticks (a name starting with a role's name and `_`, `gpufleet_` or `__<role>_`, standing
   alone in inline code: `slurm_repository.uris` names the variable, not its key `uris`), or one given with
-  `-e name=` in a code block: it must be a name the collection knows: a key of some role's defaults/ or vars/, an option of meta/argument_specs.yml, a variable of inventories/, a `register:`, `set_fact`,
-  `vars:` or `loop_var` name of a role or playbook, or one of its tags, roles, playbooks, filters, tests or modules
-  (docs name those in backticks too);
+  `-e name=` in a code block: it must be a name the collection knows: a key of some role's defaults/ or vars/,
+  an option of meta/argument_specs.yml, a variable of inventories/ or awx/vars/, a `register:`, `set_fact`, `vars:`
+  or `loop_var` name of a role, playbook or awx/ playbook, or one of its tags, roles, playbooks, filters, tests,
+  modules or module_utils modules (docs name those in backticks too);
 - a tag given with `--tags` / `--skip-tags` (inline or in a code block): a tag of a role's tasks or a playbook;
 - a repository path in backticks or in a code block (`roles/...`, `playbooks/...`, `docs/...`, `tests/...`,
   `plugins/...`, `inventories/...` and the collection's other top folders), and a relative Markdown link: it must
