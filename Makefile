@@ -103,6 +103,9 @@ plan: venv
 	ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-test | tee .build/plan-1.log
 	ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-test | tee .build/plan-2.log
 	$(PY) tests/e2e/summarise.py .build/plan-1.log .build/plan-2.log
+	@# docs/plan.md shows the recap of these two runs: it must be theirs.
+	@for run in "1 first run: " "2 second run:"; do n=$${run%% *}; recap=$$(grep -oE 'ok=[0-9]+ +changed=[0-9]+' .build/plan-$$n.log | tr -s ' '); \
+	  grep -qF "$${run#* } localhost : $$recap " docs/plan.md || { echo "docs/plan.md does not show run $$n's recap ($$recap)"; exit 1; }; done
 	test -s .build/plan-test/power.json -a -s .build/plan-test/lustre.json -a -s .build/plan-test/nccl/hgx-h100.xml
 	@if ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-refused -e plan_pdus=as_built >.build/plan-refused.log 2>&1; then \
 	  echo "plan.yml accepted the design's overloaded breaker plan"; exit 1; fi
