@@ -38,8 +38,8 @@ host-deps:
 venv: $(VENV)/.installed
 
 # --no-compile, then byte-compile all but the ansible bundle's collections: ansible loads collection plugins from their
-# source (its collection loader never reads __pycache__), so compiling the bundle's 15,000 files bought nothing and
-# took half of this step (docs/performance.md).
+# source (its collection loader never reads __pycache__), so compiling the bundle's collection files bought nothing
+# and took a large part of this step (the figures: docs/performance.md, "Issue 15, third pass").
 $(VENV)/.installed: requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --no-compile --disable-pip-version-check -r requirements-dev.txt
