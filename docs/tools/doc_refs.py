@@ -9,11 +9,11 @@
 
 Four kinds of name, each line reported as `<file>:<line>: <problem>`:
 - a role variable in backticks (a name starting with a role's name and `_`, `gpufleet_` or `__<role>_`, standing
-  alone in inline code: `slurm_repository.uris` names the variable, not its key `uris`), or one given with
-  `-e name=` in a code block: it must be a name the collection knows: a key of some role's defaults/ or vars/,
-  an option of meta/argument_specs.yml, a variable of inventories/ or awx/vars/, a `register:`, `set_fact`, `vars:`
-  or `loop_var` name of a role, playbook or awx/ playbook, or one of its tags, roles, playbooks, filters, tests,
-  modules or module_utils modules (docs name those in backticks too);
+  alone in inline code: `slurm_repository.uris` names the variable, not its key `uris`), or one set in a code block
+  (`-e name=`, or a YAML key `name:`): it must be a name the collection knows: a key of some role's defaults/ or
+  vars/, an option of meta/argument_specs.yml, a variable of inventories/ or awx/vars/, a `register:`, `set_fact`,
+  `vars:` or `loop_var` name of a role, playbook or awx/ playbook, or one of its tags, roles, playbooks, filters,
+  tests, modules or module_utils modules (docs name those in backticks too);
 - a tag given with `--tags` / `--skip-tags` (inline or in a code block): a tag of a role's tasks or a playbook;
 - a repository path in backticks or in a code block (`roles/...`, `playbooks/...`, `docs/...`, `tests/...`,
   `plugins/...`, `inventories/...` and the collection's other top folders), and a relative Markdown link: it must
@@ -62,6 +62,7 @@ INLINE = re.compile(r"(`+)(.+?)\1")
 IDENT = re.compile(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*)(?![\w-])")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 EXTRA_VAR = re.compile(r"(?:^|\s)(?:-e|--extra-vars)\s+[\"']?([A-Za-z_][A-Za-z0-9_]*)=")
+YAML_KEY = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][A-Za-z0-9_]*):(?:\s|$)")
 TAGS = re.compile(r"--(?:skip-)?tags[ =]+[\"']?([A-Za-z0-9_,.-]+)")
 # `make` where a command starts: at the start, after an environment assignment, ;, &&, || or $(.
 MAKE = re.compile(r"(?:^|[;&|(]\s*)(?:[A-Z_][A-Z0-9_]*=\S*\s+)*make\s+((?:[A-Za-z0-9_.-]+=\S*\s+|-\S+\s+)*)"
@@ -264,9 +265,9 @@ def check_text(rel: str, text: str, have: dict, root: str = ROOT) -> list:
                 if _is_var_like(name, have["roles"]) and not _name_known(name, have):
                     problems.append(f"{where}: `{name}` is no variable, tag, plugin or name of the collection's code")
         if kind == "block":
-            for name in EXTRA_VAR.findall(piece):
+            for name in EXTRA_VAR.findall(piece) + YAML_KEY.findall(piece):
                 if _is_var_like(name, have["roles"]) and not _name_known(name, have):
-                    problems.append(f"{where}: -e {name}= sets no variable the collection has")
+                    problems.append(f"{where}: {name} (set in a code block) is no variable the collection has")
         if kind in ("inline", "block"):
             command = piece.split(" #")[0]
             for group in TAGS.findall(command):

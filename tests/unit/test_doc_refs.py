@@ -90,11 +90,18 @@ def test_a_variable_the_code_lacks_is_reported_with_its_line(tree):
         ```bash
         ansible-playbook playbooks/demo.yml -e demo_gone=1
         ```
+
+        ```yaml
+        demo_port: 8080
+        demo_sources:
+          - demo_source_uri: x
+        ```
         """) == [
         "docs/page.md:2: `demo_prot` is no variable, tag, plugin or name of the collection's code",
         "docs/page.md:2: `demo_source_url` is no variable, tag, plugin or name of the collection's code",
         "docs/page.md:2: `gpufleet_ipv6` is no variable, tag, plugin or name of the collection's code",
-        "docs/page.md:5: -e demo_gone= sets no variable the collection has",
+        "docs/page.md:5: demo_gone (set in a code block) is no variable the collection has",
+        "docs/page.md:10: demo_sources (set in a code block) is no variable the collection has",
     ]
 
 
