@@ -2,7 +2,7 @@
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Check that what README.md and docs/**/*.md name exists in the code.
+"""Check that what README.md, the roles' READMEs and docs/**/*.md name exists in the code.
 
     python docs/tools/doc_refs.py          list what the docs name and the code lacks (exit 0)
     python docs/tools/doc_refs.py --check  the same, exit 1 when anything is listed (make lint)
@@ -182,8 +182,10 @@ def known(root: str = ROOT) -> dict:
 
 # ---------------------------------------------------------------- what the docs name
 def documents(root: str = ROOT) -> list:
+    """README.md, each role's README.md and docs/**/*.md."""
     found = [os.path.join(root, "README.md")] if os.path.exists(os.path.join(root, "README.md")) else []
-    return found + sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
+    return found + sorted(glob.glob(os.path.join(root, "roles", "*", "README.md"))) \
+        + sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
 
 
 def pieces(text: str):

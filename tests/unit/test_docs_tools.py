@@ -284,12 +284,16 @@ def test_check_exits_non_zero_listing_each_problem(refs_tree, monkeypatch, capsy
     write(os.path.join(refs_tree, "README.md"), "`demo_port` and `make lint`\n")
     monkeypatch.setattr(doc_refs, "ROOT", refs_tree)
     assert doc_refs.main(["--check"]) == 0
+    write(os.path.join(refs_tree, "roles", "demo", "README.md"), "`demo_port`, tag `demo_service`\n")
+    assert doc_refs.main(["--check"]) == 0
+    write(os.path.join(refs_tree, "roles", "demo", "README.md"), "`demo_prot`\n")
     write(os.path.join(refs_tree, "docs", "x", "deep.md"), "`make gone` and `demo_gone`\n")
     assert doc_refs.main(["--check"]) == 1
     assert doc_refs.main([]) == 0
     out = capsys.readouterr()
     assert "docs/x/deep.md:1: make gone: the Makefile has no target 'gone'" in out.out
     assert "docs/x/deep.md:1: `demo_gone` is no variable" in out.out
+    assert "roles/demo/README.md:1: `demo_prot` is no variable" in out.out
 
 
 def test_the_checkouts_docs_name_only_what_the_code_has():
