@@ -38,8 +38,8 @@ host-deps:
 venv: $(VENV)/.installed
 
 # --no-compile, then byte-compile all but the ansible bundle's collections: ansible loads collection plugins from their
-# source (its collection loader never reads __pycache__), so compiling the bundle's 15,000 files bought nothing and
-# took half of this step (docs/performance.md).
+# source (its collection loader never reads __pycache__), so compiling the bundle's collection files bought nothing
+# and took a large part of this step (the figures: docs/performance.md, "Issue 15, third pass").
 $(VENV)/.installed: requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --no-compile --disable-pip-version-check -r requirements-dev.txt
@@ -91,6 +91,7 @@ lint: venv
 	ansible-lint
 	antsibull-changelog lint
 	$(PY) docs/tools/role_docs.py --check
+	$(PY) docs/tools/doc_refs.py --check
 	$(PY) docs/tools/troubleshooting.py --check
 	$(PY) docs/tools/plugin_docs.py --check
 	ansible-playbook playbooks/site.yml -i inventories/h100-64 --syntax-check
@@ -102,6 +103,9 @@ plan: venv
 	ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-test | tee .build/plan-1.log
 	ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-test | tee .build/plan-2.log
 	$(PY) tests/e2e/summarise.py .build/plan-1.log .build/plan-2.log
+	@# docs/plan.md shows the recap of these two runs: it must be theirs.
+	@for run in "1 first run: " "2 second run:"; do n=$${run%% *}; recap=$$(grep -oE 'ok=[0-9]+ +changed=[0-9]+' .build/plan-$$n.log | tr -s ' '); \
+	  grep -qF "$${run#* } localhost : $$recap " docs/plan.md || { echo "docs/plan.md does not show run $$n's recap ($$recap)"; exit 1; }; done
 	test -s .build/plan-test/power.json -a -s .build/plan-test/lustre.json -a -s .build/plan-test/nccl/hgx-h100.xml
 	@if ansible-playbook playbooks/plan.yml -i inventories/h100-64 -e plan_dir=$(ROOT)/.build/plan-refused -e plan_pdus=as_built >.build/plan-refused.log 2>&1; then \
 	  echo "plan.yml accepted the design's overloaded breaker plan"; exit 1; fi

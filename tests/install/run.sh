@@ -6,7 +6,7 @@
 # a directory outside the checkout:
 #   - the tarball holds the collection and none of the checkout's harness or state;
 #   - every playbook of the installed copy loads (--syntax-check resolves every module its roles import);
-#   - gpufleet.cluster.plan on the reference inventory writes the plan;
+#   - gpufleet.cluster.plan on the reference inventory writes the plan, and refuses to run without plan_dir;
 #   - requirements.yml asks for what galaxy.yml declares, in versions the tested ones satisfy;
 #   - self-check: the same install with one declared dependency left out of the tarball's MANIFEST.json (as if
 #     galaxy.yml did not declare it) must fail to load site.yml, naming that collection - for each dependency.
@@ -100,6 +100,14 @@ for f in power.json power.md lustre.json lustre.md hostlists.json nccl/hgx-h100.
   [ -s "$work/plan/$f" ] || { echo "the plan run from the install wrote no $f"; exit 1; }
 done
 tail -3 "$logs/plan.log" | grep -E "^localhost" || true
+# Without plan_dir, the installed playbook must refuse (its checkout default would write into the collections path).
+if "$bin/ansible-playbook" gpufleet.cluster.plan -i "$inv" >"$logs/plan-no-dir.log" 2>&1; then
+  echo "gpufleet.cluster.plan from the install ran without plan_dir"; exit 1
+fi
+grep -qF "plan_dir is not set, and this gpufleet.cluster is an installed collection" "$logs/plan-no-dir.log" \
+  || { tail -20 "$logs/plan-no-dir.log"; exit 1; }
+[ ! -e "$installed/.build" ] || { echo "the refused plan run wrote $installed/.build"; exit 1; }
+echo "without plan_dir: refused, nothing written into the install"
 
 echo "== requirements.yml asks for the declared dependencies, in ranges the tested versions meet"
 "$bin/ansible-galaxy" collection install --offline -r "$root/requirements.yml" >"$logs/requirements.log" 2>&1 \
