@@ -9,6 +9,7 @@
 #     gpu02 with delegate_to), each result naming gpu09 alone and the peer in its detail;
 #   - the Slurm checks run from login01 (outside the limit, delegate_to), on gpu09 alone (--nodelist=gpu09);
 #   - no result naming a node outside the limit.
+# Then with login01 unreachable as well: the Slurm checks are errors naming it, no drain is tried, the verdict comes.
 #   tests/local/validate_limit/run.sh    exits non-zero when one does not hold; removes everything it made
 #                                        (VALIDATE_TEST_KEEP=1 keeps the inventory, the log and the report)
 set -euo pipefail
@@ -80,3 +81,18 @@ if ! (cd "$root" && "$playbook" -i "$tmp/inv" playbooks/validate.yml --limit gpu
 fi
 "$py" "$here/check.py" "$tmp/report/validate.json" "$tmp/play.log" "$tmp/calls.log"
 echo "== validate.yml --limit gpu09: peer and submit host outside the limit, $((SECONDS - start)) s"
+
+# The submit host outside the limit unreachable too (and no HCAs, to be quick), draining asked for: the Slurm checks
+# are errors saying so, nothing is drained through it, and the run still ends with its report and verdict.
+start=$SECONDS
+sed -i 's/login01: }/login01: {ansible_connection: ssh, ansible_host: 127.0.0.1, ansible_port: 1}}/' "$tmp/inv/hosts.yml"
+if (cd "$root" && "$playbook" -i "$tmp/inv" playbooks/validate.yml --limit gpu09 -e validate_drain=true \
+      -e '{"gpufleet_hardware": {"gpus": 0, "rdma_hcas": 0}, "validate_report_dir": "'"$tmp/down"'"}') \
+    >"$tmp/down.log" 2>&1; then
+  echo "FAIL validate.yml passed with its submit host unreachable"; exit 1
+fi
+grep -q "failed: 0 check(s) failed and 3 could not be measured - slurm_node on gpu09; slurm_sbatch on gpu09; slurm_srun on gpu09.*Not drained: the submit host login01 is unreachable" "$tmp/down.log" \
+  || { echo "FAIL the verdict does not name the Slurm errors and the undrained node"; tail -n 40 "$tmp/down.log"; exit 1; }
+grep -q '"detail": "not run: the submit host login01 (outside this run) is unreachable: ' "$tmp/down/validate.json" \
+  || { echo "FAIL the report does not say the submit host is unreachable"; exit 1; }
+echo "== validate.yml --limit gpu09, submit host unreachable: Slurm errors, nothing drained, verdict given, $((SECONDS - start)) s"
