@@ -7,6 +7,8 @@
     check_validate.py REPORT_DIR pass GPU_NODE...    the lab's healthy run
     check_validate.py REPORT_DIR check GPU_NODE...   the check-mode run (no load test run, said so)
     check_validate.py REPORT_DIR fail GPU_NODE...    the run with an impossible storage floor
+    check_validate.py REPORT_DIR limit GPU_NODE...   a --limit run of these nodes alone: Slurm's checks ran from a
+                                                     submit host outside the run, on these nodes only
 
 Exits non-zero naming every expectation that does not hold.
 """
@@ -89,7 +91,23 @@ def main(argv: List[str]) -> int:
            "NCCL: expected one not applicable result naming the GPUs, got %s" % nccl)
     status_of("lustre_read", "", "not_applicable", "not applicable: no Lustre file system")
 
-    if mode == "check":
+    if mode == "limit":
+        # Only the limited nodes are validated: no result names another node.
+        named = sorted({n for r in report["checks"] for n in r["nodes"]})
+        expect(named == sorted(nodes), "the limited run's results name %s, expected only %s" % (named, sorted(nodes)))
+        # Slurm ran, from a submit host outside the run (a login node or controller of the inventory), on them alone.
+        status_of("slurm_srun", "", "pass", "answered: " + ", ".join(sorted(nodes)))
+        status_of("slurm_srun", "", "pass", ", outside this run)")
+        status_of("slurm_sbatch", "", "pass", ", outside this run)")
+        for r in results(report, "slurm_srun") + results(report, "slurm_sbatch"):
+            expect(r["nodes"] == sorted(nodes), "%s ran on %s, expected %s" % (r["check"], r["nodes"], sorted(nodes)))
+        expect(not [r for r in report["checks"] if "not run: no login node" in r["detail"]],
+               "the limited run says Slurm was not run")
+        for node in nodes:
+            status_of("storage_read", node, "not_applicable", "no node-local storage to measure")
+        expect(report["status"] == "pass" and report["drain"] == [], "limited report: %s, drain %s"
+               % (report["status"], report["drain"]))
+    elif mode == "check":
         for node in nodes:
             status_of("storage_read", node, "not_applicable", "not run: check mode")
             status_of("rdma_tools", node, "pass", "ib_write_bw")

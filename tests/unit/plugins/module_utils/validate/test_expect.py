@@ -491,3 +491,15 @@ def test_each_refusal_word_for_word(call, said):
     with pytest.raises(ExpectationError) as caught:
         call()
     assert str(caught.value) == said
+
+
+def test_docs_reference_power_is_the_inventorys(hardware):
+    """docs/validate.md's reference figure for the GPU power limit is the one the inventory derives (the rack's GPU
+    power cap), not a number of its own (issue 28: it said 700 W while the inventory caps GPUs at 319 W)."""
+    import os
+    docs = os.path.join(os.path.dirname(__file__), *[os.pardir] * 5, "docs", "validate.md")
+    with open(docs, encoding="utf-8") as handle:
+        row = next(line for line in handle if line.startswith("| `gpu` |"))
+    watts = expect("gpu", hardware, model="NVIDIA H100 80GB HBM3")["power_limit_w"]
+    assert "**%d W**, the rack's GPU power cap (`gpufleet_gpu_power_cap_w`" % watts in row
+    assert "**700 W**" not in row
