@@ -15,8 +15,9 @@ mirrors in this host's own apt configuration, or from LAB_DEBIAN_MIRROR / LAB_UB
 is rebuilt only when its recipe (mirror, suite, Containerfile) changes.
 
 A bare GPU node (`up --bare gpu03`) looks like a real node nothing has converged: no GPU device files (no driver
-yet) and a default memlock limit below the inventory's (lab/nodes.py says how). `gpu-stand-ins` gives it the lab's stand-in device files, now
-and at every boot, as the driver's kernel module would (tests/e2e/join.sh does, after site.yml --check on it).
+yet) and a default memlock limit below the inventory's (lab/nodes.py says how). `gpu-stand-ins` gives it the lab's
+stand-in device files, now and at every boot, as the driver's kernel module would (tests/e2e/join.sh does, after
+site.yml --check on it).
 
 `up` and `down` are idempotent. `up` writes the inventory (hosts.yml) of the lab; `down` removes the
 containers, the network and that file, and leaves no process behind.
