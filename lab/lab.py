@@ -5,13 +5,19 @@
 """The gpufleet lab: a GPU cluster of podman containers running systemd, on this machine.
 
     lab/lab.py images [--distro debian12|ubuntu2404] [--force]
-    lab/lab.py up [--computes N] [--logins N] [--name NAME] [--inventory DIR]
+    lab/lab.py up [--computes N] [--logins N] [--name NAME] [--inventory DIR] [--bare GPU_NODE ...]
+    lab/lab.py gpu-stand-ins --name NAME GPU_NODE...
     lab/lab.py status [--name NAME]
     lab/lab.py down [--name NAME] [--inventory DIR]
 
 Images are built locally (debootstrap + `podman import` + one Containerfile layer) from the package
 mirrors in this host's own apt configuration, or from LAB_DEBIAN_MIRROR / LAB_UBUNTU_MIRROR. An image
 is rebuilt only when its recipe (mirror, suite, Containerfile) changes.
+
+A bare GPU node (`up --bare gpu03`) looks like a real node nothing has converged: no GPU device files (no driver
+yet) and a default memlock limit below the inventory's (lab/nodes.py says how). `gpu-stand-ins` gives it the lab's
+stand-in device files, now and at every boot, as the driver's kernel module would (tests/e2e/join.sh does, after
+site.yml --check on it).
 
 `up` and `down` are idempotent. `up` writes the inventory (hosts.yml) of the lab; `down` removes the
 containers, the network and that file, and leaves no process behind.
@@ -34,7 +40,7 @@ import os
 import shutil
 import sys
 import time
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import common
 import images
@@ -45,7 +51,7 @@ from common import die, log
 
 
 def up(name: str, computes: int, logins: int, distro: str, inventory: str, controllers: int = 1,
-       cpu_shares: Optional[int] = None) -> None:
+       cpu_shares: Optional[int] = None, bare: Sequence[str] = ()) -> None:
     """cpu_shares: the containers' CPU weight against other containers (podman --cpu-shares; its default 1024):
     make test gives the e2e lab more, so that its steps go first while molecule's containers run beside it."""
     if cpu_shares is not None and not 2 <= cpu_shares <= 262144:
@@ -60,7 +66,7 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
     ownership.check_ownership(name, fingerprint)  # before anything else: whose lab runs under this name
     image = images.build_images(distro)
     nodes.ensure_network(name)
-    planned = nodes.plan_nodes(name, computes, logins, controllers)
+    planned = nodes.plan_nodes(name, computes, logins, controllers, bare)
     wanted = {f"{name}-{n.hostname}": n for n in planned}
     specs = {cname: node.spec(image, name, controllers) for cname, node in wanted.items()}
     existing = {c["Names"][0]: c for c in common.lab_containers(name)}
@@ -84,6 +90,9 @@ def up(name: str, computes: int, logins: int, distro: str, inventory: str, contr
                       *(["--cpu-shares", str(cpu_shares)] if cpu_shares is not None else []),
                       "-v", f"{key}.pub:/root/.ssh/authorized_keys:ro", *node.run_args(name, controllers), image)
     nodes.wait_for_ssh(planned, key, name)
+    for node in planned:
+        if node.bare:
+            nodes.make_bare(f"{name}-{node.hostname}")
     path = inventory_file.write_inventory(name, planned, key, inventory, controllers)
     os.makedirs(common.STATE_DIR, exist_ok=True)
     with open(os.path.join(common.STATE_DIR, f"{name}.json"), "w", encoding="utf-8") as fh:
@@ -107,6 +116,18 @@ def down(name: str, inventory: str) -> None:
     # Facts cached for containers that no longer exist would mislead the next run.
     shutil.rmtree(os.path.join(common.ROOT, ".cache", "facts"), ignore_errors=True)
     log(f"lab '{name}' is down")
+
+
+def gpu_stand_ins(name: str, hostnames: Sequence[str]) -> None:
+    """Stand-in GPU device files on bare GPU nodes, from now and at every boot (nodes.gpu_stand_ins_unit)."""
+    running = {info["Names"][0]: info for info in common.lab_containers(name)}
+    for hostname in hostnames:
+        cname = f"{name}-{hostname}"
+        groups = running.get(cname, {}).get("Labels", {}).get("gpufleet.groups", "").split(",")
+        if "gpu_nodes" not in groups:
+            die(f"{hostname} is not a GPU node of the lab '{name}'")
+        nodes.install_gpu_stand_ins(cname)
+        log(f"{hostname}: /dev/nvidia0..{nodes.GPU_STAND_INS - 1} (links to /dev/null) from now and at every boot")
 
 
 def status(name: str) -> int:
@@ -137,6 +158,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p_img.add_argument("--force", action="store_true")
     sub.add_parser("ssh-key", help="make the lab's SSH key (.lab/ssh) if missing and print its path "
                                    "(molecule uses it too)")
+    p_gpu = sub.add_parser("gpu-stand-ins", help="give bare GPU nodes the stand-in device files a driver would make")
+    p_gpu.add_argument("--name", default=os.environ.get("LAB_NAME", "gpufleet-lab"))
+    p_gpu.add_argument("nodes", nargs="+", metavar="GPU_NODE")
     for cmd in ("up", "down", "status"):
         p = sub.add_parser(cmd)
         p.add_argument("--name", default=os.environ.get("LAB_NAME", "gpufleet-lab"))
@@ -149,6 +173,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             p.add_argument("--distro", choices=sorted(images.DISTROS), default="debian12")
             p.add_argument("--cpu-shares", type=int, default=None,
                            help="CPU weight of the new containers against other containers (podman's default 1024)")
+            p.add_argument("--bare", action="append", default=[], metavar="GPU_NODE",
+                           help="make this GPU node bare: no GPU device files, a default memlock below the "
+                                "inventory's (see gpu-stand-ins)")
     args = parser.parse_args(argv)
     if args.cmd == "images":
         if args.distro != "debian12" and not images.DISTROS[args.distro].mirror:
@@ -159,7 +186,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     elif args.cmd == "ssh-key":
         print(ownership.ssh_key())
     elif args.cmd == "up":
-        up(args.name, args.computes, args.logins, args.distro, args.inventory, args.controllers, args.cpu_shares)
+        up(args.name, args.computes, args.logins, args.distro, args.inventory, args.controllers, args.cpu_shares,
+           args.bare)
+    elif args.cmd == "gpu-stand-ins":
+        gpu_stand_ins(args.name, args.nodes)
     elif args.cmd == "down":
         down(args.name, args.inventory)
     else:

@@ -6,6 +6,7 @@
 whether a node has booted and accepts SSH."""
 from __future__ import annotations
 
+import base64
 import hashlib
 import subprocess
 import time
@@ -20,6 +21,16 @@ from common import die
 GPU_STAND_INS = 8
 # Where the controllers' shared StateSaveLocation is mounted when the lab has two (stands in for NFS).
 SHARED_STATE_MOUNT = "/srv/slurmctld-state"
+# A bare GPU node (`lab.py up --bare NODE`) looks like a real node nothing has converged yet: no GPU device files (no
+# driver), and a default memlock limit below what the lab's inventory asks (common_memlock_kib: 8192 KiB), as a real
+# node's systemd default (8 MiB) is below the reference design's `unlimited`. A container's own rlimits cannot show
+# that: systemd 252 gives services at least 8 MiB whatever it inherits, and the host's hard limit is 8 MiB. So a
+# systemd drop-in sets the node's default to 4 MiB; the common role's own drop-in (90-gpufleet-limits.conf) comes
+# after it and wins, as on a real node. `lab.py gpu-stand-ins` gives the node its device files later, as the driver's
+# kernel module would.
+BARE_MEMLOCK_DROP_IN = "/etc/systemd/system.conf.d/10-lab-bare-memlock.conf"
+BARE_MEMLOCK_KIB = 4096
+GPU_STAND_INS_UNIT = "lab-gpu-stand-ins.service"
 
 
 @dataclass
@@ -27,12 +38,15 @@ class Node:
     hostname: str
     ip: str
     groups: List[str]
+    bare: bool = False  # a GPU node as nothing has converged it (BARE_MEMLOCK_DROP_IN, no device files)
 
     def run_args(self, lab: str, controllers: int) -> List[str]:
         # A node that reboots (systemctl reboot, ansible.builtin.reboot) comes back, as a machine does.
         args: List[str] = ["--restart", "always"]
+        if "gpu_nodes" in self.groups and self.bare:
+            args += ["--label", "gpufleet.bare=true"]  # in the spec: a bare node is made anew, not reused
         if "gpu_nodes" in self.groups:
-            for index in range(GPU_STAND_INS):
+            for index in range(0 if self.bare else GPU_STAND_INS):
                 args += ["--device", f"/dev/null:/dev/nvidia{index}"]
             # A writable copy of the host's /sys/module, reset at every boot: a test can stand in for a loaded
             # kernel module (/sys/module/nvidia/version), which a container cannot load.
@@ -62,13 +76,64 @@ def lab_subnet(name: str) -> int:
     return 1 + int(hashlib.sha256(name.encode()).hexdigest(), 16) % 250
 
 
-def plan_nodes(name: str, computes: int, logins: int, controllers: int = 1) -> List[Node]:
+def plan_nodes(name: str, computes: int, logins: int, controllers: int = 1, bare: Iterable[str] = ()) -> List[Node]:
+    """The lab's nodes; `bare`: GPU nodes (gpu03) made as nothing has converged them (Node.bare)."""
+    bare = set(bare)
     net = f"10.123.{lab_subnet(name)}"
     nodes = [Node("head", f"{net}.10", ["slurm_controller", "slurm_dbd"])]
     nodes += [Node(f"head{i}", f"{net}.{9 + i}", ["slurm_controller"]) for i in range(2, controllers + 1)]
     nodes += [Node(f"login{i:02d}", f"{net}.{20 + i}", ["login_nodes"]) for i in range(1, logins + 1)]
-    nodes += [Node(f"gpu{i:02d}", f"{net}.{100 + i}", ["gpu_nodes"]) for i in range(1, computes + 1)]
+    nodes += [Node(f"gpu{i:02d}", f"{net}.{100 + i}", ["gpu_nodes"], f"gpu{i:02d}" in bare)
+              for i in range(1, computes + 1)]
+    unknown = sorted(bare - {n.hostname for n in nodes if "gpu_nodes" in n.groups})
+    if unknown:
+        die(f"--bare {', '.join(unknown)}: not a GPU node of this lab (gpu01..gpu{computes:02d})")
     return nodes
+
+
+def gpu_stand_ins_unit(count: int = GPU_STAND_INS) -> str:
+    """The unit that gives a bare node, from now and at every boot (before slurmd), /dev/nvidia0..count-1 as links to
+    /dev/null: the lab's stand-in for the device files the NVIDIA driver's kernel module makes."""
+    links = " ".join(str(i) for i in range(count))
+    return "\n".join([
+        "# gpufleet lab (lab/lab.py gpu-stand-ins): a container cannot load the NVIDIA driver's kernel module",
+        "[Unit]",
+        f"Description=Lab stand-in: the NVIDIA driver's device files (/dev/nvidia0..{count - 1}, links to /dev/null)",
+        "Before=slurmd.service",
+        "",
+        "[Service]",
+        "Type=oneshot",
+        "RemainAfterExit=yes",
+        f"ExecStart=/bin/sh -c 'for i in {links}; do ln -sfn /dev/null /dev/nvidia$i; done'",
+        "",
+        "[Install]",
+        "WantedBy=multi-user.target",
+        ""])
+
+
+def bare_memlock_drop_in() -> str:
+    return "\n".join([
+        "# gpufleet lab (lab/lab.py up --bare): this node's default memlock before the common role writes its own, below",
+        "# the inventory's common_memlock_kib, as a real node's 8 MiB default is below `unlimited`.",
+        "[Manager]",
+        f"DefaultLimitMEMLOCK={BARE_MEMLOCK_KIB}K",
+        ""])
+
+
+def make_bare(cname: str) -> None:
+    """Give the bare node cname its lower default memlock (once: a node the common role converged keeps its own)."""
+    encoded = base64.b64encode(bare_memlock_drop_in().encode()).decode()
+    common.podman("exec", cname, "sh", "-c",
+                  f"[ -e {BARE_MEMLOCK_DROP_IN} ] || {{ mkdir -p {BARE_MEMLOCK_DROP_IN.rsplit('/', 1)[0]}"
+                  f" && echo {encoded} | base64 -d > {BARE_MEMLOCK_DROP_IN} && systemctl daemon-reexec; }}")
+
+
+def install_gpu_stand_ins(cname: str) -> None:
+    """Install and start gpu_stand_ins_unit() in the container cname."""
+    encoded = base64.b64encode(gpu_stand_ins_unit().encode()).decode()
+    common.podman("exec", cname, "sh", "-c",
+                  f"echo {encoded} | base64 -d > /etc/systemd/system/{GPU_STAND_INS_UNIT} && systemctl daemon-reload"
+                  f" && systemctl enable --now {GPU_STAND_INS_UNIT}")
 
 
 def ensure_network(name: str) -> None:

@@ -4,9 +4,10 @@
 #   name, inv             the lab's name and inventory folder
 #   root, logs            the checkout (the working directory from here on) and .build/e2e-logs, the steps' logs
 #   lab ARGS...           lab/lab.py
-#   lab_up COMPUTES       the lab with COMPUTES GPU nodes and two controllers; its containers weigh 4 times a
+#   lab_up COMPUTES [ARGS...]
+#                         the lab with COMPUTES GPU nodes and two controllers; its containers weigh 4 times a
 #                         molecule container (E2E_CPU_SHARES): make test runs molecule beside the e2e, whose steps,
-#                         one after the other, are the longest path
+#                         one after the other, are the longest path. ARGS: more of lab.py up's (--bare gpu03)
 #   play ARGS...          playbooks/site.yml on the lab
 #   logged LOG CMD...     CMD with its output in $logs/LOG.log; when it fails, the end of that log, and the step fails
 #   on_login COMMAND      a shell command on the login node (users, jobs, Slurm's state)
@@ -26,7 +27,8 @@ cd "$root" || exit 1
 
 lab() { python3 "$root/lab/lab.py" "$@"; }
 lab_up() {
-  lab up --name "$name" --inventory "$inv" --computes "$1" --controllers 2 --cpu-shares "${E2E_CPU_SHARES:-4096}"
+  lab up --name "$name" --inventory "$inv" --computes "$1" --controllers 2 --cpu-shares "${E2E_CPU_SHARES:-4096}" \
+    "${@:2}"
 }
 play() { ansible-playbook -i "$inv" playbooks/site.yml "$@"; }
 logged() {

@@ -53,8 +53,9 @@ def test_a_run_that_started_nothing_is_not_taken_for_a_first_converge(tmp_path):
         "'Controller | Enable and start slurmctld' started nothing: this was not the converge of a new cluster"]
 
 
-# site.yml --check on the joining node, the driver's and pynvml's packages on (tests/e2e/join.sh).
-_FRESH = "fresh-check-packages-on.log"
+# site.yml --check on the joining node, bare (no /dev/nvidia*, a default memlock below the inventory's), the driver's
+# and pynvml's packages on (tests/e2e/join.sh).
+_FRESH = "fresh-check-bare.log"
 
 
 def test_the_fresh_node_check_passes_for_its_node_only():
@@ -63,15 +64,16 @@ def test_the_fresh_node_check_passes_for_its_node_only():
 
 
 def test_a_fresh_node_check_without_changes_or_with_a_failure_fails(tmp_path):
-    recap = "gpu03                      : ok=188  changed=47"
-    path = _spliced(tmp_path, _FRESH, recap, recap.replace("changed=47", "changed=0 "))
+    recap = "gpu03                      : ok=206  changed=46"
+    path = _spliced(tmp_path, _FRESH, recap, recap.replace("changed=46", "changed=0 "))
     assert len(check_log.fresh_check(path, "gpu03")) == 1
     path = _spliced(tmp_path, _FRESH, "failed=0 ", "failed=1 ")
     assert check_log.fresh_check(path, "gpu03")[0].startswith("gpu03: expected changes and no failure")
 
 
 def test_a_fresh_node_check_that_starts_slurmd_or_makes_a_key_fails(tmp_path):
-    path = _spliced(tmp_path, _FRESH, "ok: [gpu03 -> head(10.123.60.10)]", "changed: [gpu03]")
+    key_task = "TASK [gpufleet.cluster.slurm : Munge | Keep the cluster's key on the primary controller, creating it once] ***\n"
+    path = _spliced(tmp_path, _FRESH, key_task + "ok: [gpu03 -> head(10.123.127.10)]", key_task + "changed: [gpu03]")
     assert check_log.fresh_check(path, "gpu03") == [
         "the cluster's munge key was not read from the primary controller head"]
     banner = "TASK [gpufleet.cluster.slurm : Compute | Enable and start slurmd] **************\nchanged: [gpu03]\n"
@@ -87,10 +89,35 @@ def test_a_fresh_node_check_that_does_not_say_what_it_would_install_fails(tmp_pa
 
 
 def test_a_fresh_node_check_with_the_packages_off_misses_what_they_would_install():
-    # 937c2e1's e2e ran the check with the lab's settings, the driver's and pynvml's packages off.
-    assert check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu03") == [
+    # 937c2e1's e2e ran the check with the lab's settings, the driver's and pynvml's packages off, on a node that was
+    # not bare (issue 28): it says nothing of what check mode takes on trust either.
+    problems = check_log.fresh_check(_log("fresh-check-937c2e1.log"), "gpu03")
+    assert problems[:2] == [
         "the nvidia_driver role did not say: Check mode: gpu03 would refresh its package lists from the changed sources, "
         "then install",
         "the gpu_tuning role did not say: Check mode: apt on gpu03 has no candidate yet for python3-pynvml (Debian ships "
         "it in contrib (it depends on libnvidia-ml1 from non-free)). A real run would refresh the package lists once the "
         "gpufleet.cluster.nvidia_driver role has added that component, and install it"]
+    assert len(problems) == 4 and problems[2].startswith(_RDMA_SAID) and problems[3].startswith(_SLURM_SAID)
+
+
+# Issue 28: the lab's joining node was not bare (stand-in /dev/nvidia* from its creation, the inventory's memlock
+# already), so neither preflight had anything to take from the roles before it, and nothing said so.
+_RDMA_SAID = "the rdma role did not say what it takes from the roles before it on the bare gpu03: no match for "
+_SLURM_SAID = "the slurm role did not say what it takes from the roles before it on the bare gpu03: no match for "
+
+
+def test_a_fresh_node_check_on_a_node_that_is_not_bare_fails():
+    problems = check_log.fresh_check(_log("fresh-check-packages-on.log"), "gpu03")
+    assert [p[:len(_RDMA_SAID)] for p in problems] == [_RDMA_SAID, _SLURM_SAID[:len(_RDMA_SAID)]]
+    assert problems[1].startswith(_SLURM_SAID)
+
+
+def test_a_fresh_node_check_that_does_not_say_what_check_mode_took_on_trust_fails(tmp_path):
+    path = _spliced(tmp_path, _FRESH, "Check mode: the common role would write memlock 8192 on gpu03",
+                    "Check mode: the common role writes memlock 8192 on gpu03")
+    assert [p[:len(_RDMA_SAID)] for p in check_log.fresh_check(path, "gpu03")] == [_RDMA_SAID]
+    path = _spliced(tmp_path, _FRESH, "and /dev/nvidia0-7 appear once its kernel module loads.",
+                    "and /dev/nvidia0-7 appear.")
+    problems = check_log.fresh_check(path, "gpu03")
+    assert len(problems) == 1 and problems[0].startswith(_SLURM_SAID)

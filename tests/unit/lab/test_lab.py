@@ -122,3 +122,16 @@ def test_ssh_key_prints_the_labs_key(wired, capsys):
     assert lab.main(["ssh-key"]) == 0
     path = capsys.readouterr().out.strip()
     assert path.endswith("id_ed25519") and ownership.public_key_fingerprint(path) == PUBLIC_FP
+
+
+def test_gpu_stand_ins_go_to_gpu_nodes_only(wired, monkeypatch, capsys):
+    wired(recorded("worktree"))
+    installed = []
+    monkeypatch.setattr(nodes, "install_gpu_stand_ins", installed.append)
+    assert lab.main(["gpu-stand-ins", "--name", NAME, "gpu01"]) == 0
+    assert installed == ["gpufleet-owntest-gpu01"]
+    assert "gpu01: /dev/nvidia0..7 (links to /dev/null) from now and at every boot" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        lab.main(["gpu-stand-ins", "--name", NAME, "head"])
+    assert "head is not a GPU node of the lab 'gpufleet-owntest'" in capsys.readouterr().err
+    assert installed == ["gpufleet-owntest-gpu01"]

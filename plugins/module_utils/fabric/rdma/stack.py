@@ -41,6 +41,7 @@ EXPECT_PORT_KEYS = ("device", "port", "state", "rate_gbps", "link_layer")
 #: Where a refusal of an unknown key points to.
 DOCS = "see docs/rdma.md"
 Limit = Union[int, str]  # KiB, or "unlimited"
+DIGITS_RE = re.compile(r"[0-9]+")
 
 
 class RdmaStackError(ValueError):
@@ -185,27 +186,27 @@ def _at_least(value: Limit, minimum: Limit) -> bool:
     return minimum != "unlimited" and int(value) >= int(minimum)
 
 
-def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[str, str],
-                  minimum: Limit) -> Dict[str, Any]:
-    """The memlock limits of logins (pam_limits) and services (systemd) against a minimum in KiB.
+def _minimum(value: Any, variable: str) -> Limit:
+    """A limit in KiB (a whole number, also as text: Jinja may render one) or "unlimited"; refused naming variable."""
+    if isinstance(value, str) and value.strip().lower() in ("unlimited", "infinity"):
+        return "unlimited"
+    if isinstance(value, str) and DIGITS_RE.fullmatch(value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise must_be(variable, value, "unlimited or a positive number of KiB", RdmaStackError)
+    return value
 
-    limits_files: [{path, content}], /etc/security/limits.conf and /etc/security/limits.d/*.conf. pam_limits reads
-    limits.conf first, then limits.d in name order, and a later line for the same domain replaces an earlier one.
-    '*' covers every user but root, which only 'root' lines cover. Without a line, a login keeps what sshd got
-    from systemd (DefaultLimitMEMLOCK).
-    """
-    if isinstance(minimum, str) and minimum.strip().lower() in ("unlimited", "infinity"):
-        minimum = "unlimited"
-    elif isinstance(minimum, bool) or not isinstance(minimum, int) or minimum <= 0:
-        raise must_be("rdma_memlock_min_kib", minimum, "unlimited or a positive number of KiB", RdmaStackError)
+
+#: How a limit the common role has not written yet (check mode) is named in a check's source.
+PENDING_SOURCE = "as the common role would write it"
+
+
+def _memlock_checks(limits_files: Sequence[Mapping[str, Any]], systemd: Mapping[str, Any], minimum: Limit,
+                    services_source: str) -> Dict[str, Any]:
     services = {"soft": _systemd_kib(systemd.get("DefaultLimitMEMLOCKSoft") or systemd.get("DefaultLimitMEMLOCK", "")),
                 "hard": _systemd_kib(systemd.get("DefaultLimitMEMLOCK", ""))}
-    origin = "systemd DefaultLimitMEMLOCK (no pam_limits line)"
+    origin = "%s (no pam_limits line)" % services_source
     pam: Dict[Tuple[str, str], Tuple[Limit, str]] = {}
-    for index, entry in enumerate(limits_files):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) \
-                or not isinstance(entry.get("content", ""), str):
-            raise must_be("limits file [%d]" % index, entry, "{path: text, content: text}", RdmaStackError)
     ordered = sorted(limits_files, key=lambda f: (not f["path"].endswith("/limits.conf"), f["path"]))
     for entry in ordered:
         for number, raw in enumerate(entry.get("content", "").splitlines(), start=1):
@@ -216,8 +217,10 @@ def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[st
             if value is None or fields[1] not in ("soft", "hard", "-"):
                 continue  # pam_limits ignores such a line too
             kinds = ("soft", "hard") if fields[1] == "-" else (fields[1],)
+            where = "%s, %s" % (entry["path"], PENDING_SOURCE) if entry.get("pending") \
+                else "%s:%d" % (entry["path"], number)
             for kind in kinds:
-                pam[(fields[0], kind)] = (value, "%s:%d" % (entry["path"], number))
+                pam[(fields[0], kind)] = (value, where)
     checks = []
     for who, label in (("*", "logins"), ("root", "root logins")):
         for kind in ("soft", "hard"):
@@ -226,10 +229,47 @@ def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[st
                            "ok": _at_least(value, minimum)})
     for kind in ("soft", "hard"):
         checks.append({"who": "services", "kind": kind, "value_kib": services[kind],
-                       "source": "systemd DefaultLimitMEMLOCK", "ok": _at_least(services[kind], minimum)})
+                       "source": services_source, "ok": _at_least(services[kind], minimum)})
     problems = ["%s %s memlock is %s KiB (%s), below rdma_memlock_min_kib %s"
                 % (c["who"], c["kind"], c["value_kib"], c["source"], minimum) for c in checks if not c["ok"]]
     return {"ok": not problems, "minimum_kib": minimum, "checks": checks, "problems": problems}
+
+
+def memlock_check(limits_files: Sequence[Mapping[str, str]], systemd: Mapping[str, str],
+                  minimum: Limit, pending: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """The memlock limits of logins (pam_limits) and services (systemd) against a minimum in KiB.
+
+    limits_files: [{path, content}], /etc/security/limits.conf and /etc/security/limits.d/*.conf. pam_limits reads
+    limits.conf first, then limits.d in name order, and a later line for the same domain replaces an earlier one.
+    '*' covers every user but root, which only 'root' lines cover. Without a line, a login keeps what sshd got
+    from systemd (DefaultLimitMEMLOCK).
+
+    pending: {path, memlock_kib}, the limits the common role writes in this run and has not written yet (check
+    mode): its pam_limits file at path replaced by its soft and hard lines for '*' and root, and systemd's
+    DefaultLimitMEMLOCK set to memlock_kib. The checks are those of the node after that write; result["pending"]
+    keeps what the node has now ({memlock_kib, path, now_ok, now_problems}). None: the node as it is.
+    """
+    minimum = _minimum(minimum, "rdma_memlock_min_kib")
+    for index, entry in enumerate(limits_files):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str) \
+                or not isinstance(entry.get("content", ""), str):
+            raise must_be("limits file [%d]" % index, entry, "{path: text, content: text}", RdmaStackError)
+    files = [{"path": f["path"], "content": f.get("content", "")} for f in limits_files]
+    now = _memlock_checks(files, systemd, minimum, "systemd DefaultLimitMEMLOCK")
+    if pending is None:
+        return dict(now, pending=None)
+    mapping_of("the pending memlock write", pending, RdmaStackError, "{path, memlock_kib}")
+    path = pending.get("path")
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise must_be("the pending memlock write's path", path, "an absolute path", RdmaStackError)
+    written = _minimum(pending.get("memlock_kib"), "common_memlock_kib")
+    lines = "".join("%s %s memlock %s\n" % (who, kind, written) for who in ("*", "root") for kind in ("soft", "hard"))
+    after_files = [f for f in files if f["path"] != path] + [{"path": path, "content": lines, "pending": True}]
+    value = "infinity" if written == "unlimited" else str(int(written) * 1024)  # systemd counts bytes
+    after = _memlock_checks(after_files, {"DefaultLimitMEMLOCK": value, "DefaultLimitMEMLOCKSoft": value}, minimum,
+                            "systemd DefaultLimitMEMLOCK, %s" % PENDING_SOURCE)
+    return dict(after, pending={"memlock_kib": written, "path": path, "now_ok": now["ok"],
+                                "now_problems": now["problems"]})
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -30,6 +30,19 @@ def test_memlock_filter_takes_a_number_given_as_text():
         rdma_stack_memlock([{"content": ""}], {}, 8192)
 
 
+def test_memlock_filter_checks_after_the_pending_write_of_the_common_role():
+    pending = {"path": "/etc/security/limits.d/90-gpufleet.conf", "memlock_kib": "unlimited"}
+    out = rdma_stack_memlock([], {"DefaultLimitMEMLOCK": "8388608"}, "unlimited", pending=pending)
+    assert out["ok"] and out["pending"]["memlock_kib"] == "unlimited" and not out["pending"]["now_ok"]
+    assert out["pending"]["now_problems"][0] == ("logins soft memlock is 8192 KiB (systemd DefaultLimitMEMLOCK (no "
+                                                 "pam_limits line)), below rdma_memlock_min_kib unlimited")
+    assert rdma_stack_memlock([], {"DefaultLimitMEMLOCK": "8388608"}, "unlimited")["pending"] is None
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.rdma_stack_memlock: pending must be a dict"):
+        rdma_stack_memlock([], {"DefaultLimitMEMLOCK": "8388608"}, 8192, pending="unlimited")
+    with pytest.raises(AnsibleFilterError, match=r"^gpufleet.cluster.rdma_stack_memlock: common_memlock_kib must be"):
+        rdma_stack_memlock([], {"DefaultLimitMEMLOCK": "8388608"}, 8192, pending=dict(pending, memlock_kib=-1))
+
+
 # ------------------------------------------------------------------ wrong types: refused by a check, nothing else
 VALID = [[{"path": "/etc/security/limits.conf", "content": "* - memlock 8192\n"}]]
 VALID_KWARGS = {"systemd": {"DefaultLimitMEMLOCK": "8388608"}, "minimum": "unlimited"}

@@ -180,6 +180,69 @@ def test_memlock_lab_container_without_pam_lines_uses_systemd():
     assert "systemd DefaultLimitMEMLOCK (no pam_limits line)" in bad["problems"][0]
 
 
+# A bare node in check mode (issue 28): no pam_limits line, systemd's 8 MiB, and the common role would write
+# `unlimited` in this run. The check is that of the node after the write; what it has now is kept beside it.
+BARE = [{"path": "/etc/security/limits.conf", "content": "#*               soft    core            0\n"}]
+BARE_SYSTEMD = {"DefaultLimitMEMLOCK": "8388608", "DefaultLimitMEMLOCKSoft": "8388608"}
+PENDING = {"path": "/etc/security/limits.d/90-gpufleet.conf", "memlock_kib": "unlimited"}
+
+
+def test_memlock_bare_node_fails_as_it_is_and_passes_after_common_would_write():
+    now = memlock_check(BARE, BARE_SYSTEMD, "unlimited")
+    assert not now["ok"] and now["pending"] is None and len(now["problems"]) == 6
+    after = memlock_check(BARE, BARE_SYSTEMD, "unlimited", PENDING)
+    assert after["ok"] and after["problems"] == []
+    assert after["pending"] == {"memlock_kib": "unlimited", "path": PENDING["path"], "now_ok": False,
+                                "now_problems": now["problems"]}
+    assert after["checks"][0] == {"who": "logins", "kind": "soft", "value_kib": "unlimited", "ok": True,
+                                  "source": "/etc/security/limits.d/90-gpufleet.conf, as the common role would write it"}
+    assert after["checks"][-1]["source"] == "systemd DefaultLimitMEMLOCK, as the common role would write it"
+
+
+def test_memlock_pending_write_below_the_minimum_still_fails():
+    # common_memlock_kib 8192 < rdma_memlock_min_kib unlimited: check mode refuses, as the real run will.
+    after = memlock_check(BARE, BARE_SYSTEMD, "unlimited", dict(PENDING, memlock_kib=8192))
+    assert not after["ok"]
+    assert after["problems"][0] == ("logins soft memlock is 8192 KiB (/etc/security/limits.d/90-gpufleet.conf, as the "
+                                    "common role would write it), below rdma_memlock_min_kib unlimited")
+    assert after["problems"][-1] == ("services hard memlock is 8192 KiB (systemd DefaultLimitMEMLOCK, as the common "
+                                     "role would write it), below rdma_memlock_min_kib unlimited")
+
+
+def test_memlock_pending_write_replaces_the_old_file_and_a_later_file_still_wins():
+    # The node's old 90-gpufleet.conf (64 KiB) is replaced by the write; 99-site.conf, read after it, still wins for
+    # root, and limits.conf (read first) loses to the write. Services take the written value in bytes.
+    files = [{"path": "/etc/security/limits.conf", "content": "* - memlock 16\n"},
+             {"path": "/etc/security/limits.d/90-gpufleet.conf", "content": "* - memlock 64\nroot - memlock 64\n"},
+             {"path": "/etc/security/limits.d/99-site.conf", "content": "root hard memlock 1024\n"}]
+    after = memlock_check(files, {"DefaultLimitMEMLOCK": "65536"}, 4096, dict(PENDING, memlock_kib="8192"))
+    assert [(c["who"], c["kind"], c["value_kib"], c["ok"]) for c in after["checks"]] == [
+        ("logins", "soft", 8192, True), ("logins", "hard", 8192, True),
+        ("root logins", "soft", 8192, True), ("root logins", "hard", 1024, False),
+        ("services", "soft", 8192, True), ("services", "hard", 8192, True)]
+    assert after["problems"] == ["root logins hard memlock is 1024 KiB (/etc/security/limits.d/99-site.conf:1), below "
+                                 "rdma_memlock_min_kib 4096"]
+    assert after["pending"]["now_problems"][0] == ("logins soft memlock is 64 KiB (/etc/security/limits.d/"
+                                                   "90-gpufleet.conf:1), below rdma_memlock_min_kib 4096")
+
+
+_NOT_KIB = "common_memlock_kib must be unlimited or a positive number of KiB, got "
+
+
+@pytest.mark.parametrize("pending, message", [
+    (["x"], "the pending memlock write must be {path, memlock_kib}, got ['x'] of type list"),
+    ({"path": "etc/limits", "memlock_kib": 8},
+     "the pending memlock write's path must be an absolute path, got 'etc/limits' of type str"),
+    ({"path": "/etc/x.conf", "memlock_kib": "lots"}, _NOT_KIB + "'lots' of type str"),
+    ({"path": "/etc/x.conf", "memlock_kib": "\u00b2"}, _NOT_KIB + "'\u00b2' of type str"),  # a digit to isdigit()
+    ({"path": "/etc/x.conf"}, _NOT_KIB + "None of type NoneType"),
+])
+def test_memlock_pending_write_of_the_wrong_shape_is_refused(pending, message):
+    with pytest.raises(RdmaStackError) as err:
+        memlock_check(BARE, BARE_SYSTEMD, 8192, pending)
+    assert str(err.value) == message
+
+
 @pytest.mark.parametrize("minimum", [0, -5, "lots", True])
 def test_memlock_minimum_refused(minimum):
     with pytest.raises(RdmaStackError) as err:
