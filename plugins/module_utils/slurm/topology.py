@@ -292,10 +292,10 @@ def with_topology_plugin(settings: Mapping[str, Any], fabric: Any, version: Any 
     for key, value in settings.items():
         if isinstance(key, str) and key.lower() == "topologyplugin":
             if str(value).strip().lower() != plugin:
+                kind = fabric.get("kind", "tree")
                 raise SlurmConfError(
                     "slurm.conf: %s=%s contradicts %s (kind %s), whose topology.conf only %s reads; drop %s from "
-                    "the settings (the topology sets it)" % (key, value, where, fabric.get("kind", "tree"), plugin,
-                                                            key))
+                    "the settings (the topology sets it)" % (key, value, where, kind, plugin, key))
             continue
         out[key] = value
     out["TopologyPlugin"] = plugin
