@@ -13,7 +13,8 @@ description:
     tunables against the rules the kernel would otherwise apply silently, and the lnet module options.
   - Returns the data of C(/etc/lnet.conf) for C(lnetctl import) (one NI per interface, o2ib NIs with the
     tunables lnetctl reads) and the C(options ko2iblnd) / C(options lnet) lines for C(/etc/modprobe.d).
-  - With O(observed), also says what is wrong with the node's interfaces (missing, or not IPoIB/RoCE for o2ib).
+  - With O(observed), also says what is wrong with the node's interfaces (missing, or not IPoIB/RoCE for o2ib, or
+    an o2ib interface without an IPv4 address - o2ib names the node by it).
 positional: _input
 options:
   _input:
@@ -32,7 +33,11 @@ options:
     type: dict
     default: {}
   observed:
-    description: "Per interface C({exists, type, rdma}) as read from /sys/class/net; omitted, no interface check."
+    description:
+      - "Per interface C({exists, type, rdma, addresses}): C(exists), C(type) and C(rdma) as read from
+        /sys/class/net; omitted, no interface check."
+      - "C(addresses): the IP addresses (with or without prefix length) the interface holds or is given in this
+        run; an o2ib interface with none of IPv4 is a problem. Absent or null, the address check does not run."
     type: dict
 """
 

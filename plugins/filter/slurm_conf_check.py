@@ -107,6 +107,15 @@ options:
       - Not given (the default) means the QOS checks do not run; an empty list means no QOS.
     type: list
     elements: dict
+  topology:
+    description:
+      - For C(slurm.conf) only, the fabric's topology as C(gpufleet.cluster.slurm_topology_conf) takes it
+        (C(gpufleet_fabric.topology)). Adds C(TopologyPlugin) for its C(kind) - C(topology/tree) for C(tree),
+        C(topology/block) for C(block) (Slurm 23.11 and later) - so the plugin reads the lines topology.conf holds,
+        and the checks above (C(select/linear) with C(topology/tree)) see it.
+      - A C(TopologyPlugin) already in the input must be that plugin, or it is refused.
+      - Not given (the default) means no C(TopologyPlugin) is added.
+    type: dict
 """
 
 EXAMPLES = r"""
@@ -171,7 +180,8 @@ from ansible_collections.gpufleet.cluster.plugins.plugin_utils.filters import co
 
 
 @collection_filter("slurm_conf_check")
-def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None, names=None):
+def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=None, names=None,
+                     topology=None):
     """Validate and translate Slurm settings; return settings, translations, warnings and lines."""
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settings import (
         CONF_FILES,
@@ -181,6 +191,7 @@ def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=
         render_conf_lines,
     )
     from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.values import check_values
+    from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.topology import with_topology_plugin
     of_type("input", settings, dict, "a mapping of Slurm keys")
     one_of("conf", conf, CONF_FILES)
     of_type("version", version, str, "a string such as '22.05.8'")
@@ -194,8 +205,11 @@ def slurm_conf_check(settings, conf, version, defaults=False, cluster=None, qos=
         lowered = {str(k).lower() for k in settings}
         merged = {k: v for k, v in base.items() if k.lower() not in lowered}
         merged.update(settings)
-    if (cluster is not None or qos is not None) and conf != "slurm.conf":
-        raise SlurmConfError("cluster and qos apply to slurm.conf only, not %s" % conf)
+    of_type("topology", topology, dict, "a topology mapping with kind tree or block", optional=True)
+    if (cluster is not None or qos is not None or topology is not None) and conf != "slurm.conf":
+        raise SlurmConfError("cluster, qos and topology apply to slurm.conf only, not %s" % conf)
+    if topology is not None:
+        merged = with_topology_plugin(merged, topology, version)
     result = check_settings(conf, merged, version, names)
     if conf == "slurm.conf":
         result["warnings"] = result["warnings"] + check_values(result["settings"], version, cluster, qos)

@@ -175,10 +175,14 @@ def _tree_lines(switches: List[Dict[str, Any]]) -> List[str]:
     return lines
 
 
-def _check_blocks(fabric: Mapping[str, Any], release: str, nodes: Optional[Sequence[str]]) -> List[str]:
+def _need_block_release(release: str) -> None:
     if _release_tuple(release) < _release_tuple(_BLOCK_MIN_RELEASE):
         raise SlurmConfError("topology/block needs Slurm >= %s; Slurm %s has only topology/tree (use kind: "
                              "tree or upgrade)" % (_BLOCK_MIN_RELEASE, release))
+
+
+def _check_blocks(fabric: Mapping[str, Any], release: str, nodes: Optional[Sequence[str]]) -> List[str]:
+    _need_block_release(release)
     blocks, sizes = fabric.get("blocks"), fabric.get("block_sizes") or []
     if blocks is None:
         raise SlurmConfError("block fabric needs blocks: [{name, nodes}]")
@@ -237,22 +241,65 @@ def _check_blocks(fabric: Mapping[str, Any], release: str, nodes: Optional[Seque
     return lines
 
 
+# The plugin that reads each kind's topology.conf lines (SwitchName= for tree, BlockName= for block).
+TOPOLOGY_PLUGINS = {"tree": "topology/tree", "block": "topology/block"}
+
+
+def _kind(fabric: Any) -> str:
+    mapping_of("fabric", fabric, SlurmConfError, "a mapping with kind: tree or kind: block")
+    kind = fabric.get("kind", "tree")
+    if not isinstance(kind, str) or kind not in TOPOLOGY_PLUGINS:
+        raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
+    return kind
+
+
 def topology_conf_lines(fabric: Any, version: Any = "22.05", nodes: Optional[Sequence[str]] = None) -> List[str]:
     """topology.conf lines for a tree or block fabric description, validated for ``version``."""
     release = slurm_release(version)
-    mapping_of("fabric", fabric, SlurmConfError, "a mapping with kind: tree or kind: block")
+    kind = _kind(fabric)
     if nodes is not None:
         nodes = _hosts("nodes", nodes)
-    kind = fabric.get("kind", "tree")
-    if not isinstance(kind, str):
-        raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
     if kind == "tree":
         unknown_keys("tree fabric", fabric, ("kind", "leaves", "spines", "switches"), SlurmConfError)
         return _tree_lines(_check_tree(_switches_of(fabric), nodes))
+    unknown_keys("block fabric", fabric, ("kind", "blocks", "block_sizes"), SlurmConfError)
+    return _check_blocks(fabric, release, nodes)
+
+
+def topology_plugin(fabric: Any, version: Any = "22.05") -> str:
+    """slurm.conf's TopologyPlugin for the fabric: the plugin that reads its topology.conf lines.
+
+    topology/tree reads only SwitchName= lines and topology/block only BlockName= / BlockSizes= lines, so the
+    plugin follows the fabric's kind; topology/block needs Slurm 23.11 or later.
+    """
+    release = slurm_release(version)
+    kind = _kind(fabric)
     if kind == "block":
-        unknown_keys("block fabric", fabric, ("kind", "blocks", "block_sizes"), SlurmConfError)
-        return _check_blocks(fabric, release, nodes)
-    raise SlurmConfError("fabric kind %r is not tree or block" % (kind,))
+        _need_block_release(release)
+    return TOPOLOGY_PLUGINS[kind]
+
+
+def with_topology_plugin(settings: Mapping[str, Any], fabric: Any, version: Any = "22.05",
+                         where: str = "gpufleet_fabric.topology") -> Dict[str, Any]:
+    """slurm.conf ``settings`` with the TopologyPlugin of ``fabric`` (:func:`topology_plugin`) added.
+
+    A TopologyPlugin already among the settings (any spelling of the key) must be that plugin: another one would
+    read topology.conf lines it does not know (BlockName= under topology/tree).
+    """
+    mapping_of("slurm.conf settings", settings, SlurmConfError, "a mapping of Key: value")
+    plugin = topology_plugin(fabric, version)
+    out: Dict[str, Any] = {}
+    for key, value in settings.items():
+        if isinstance(key, str) and key.lower() == "topologyplugin":
+            if str(value).strip().lower() != plugin:
+                kind = fabric.get("kind", "tree")
+                raise SlurmConfError(
+                    "slurm.conf: %s=%s contradicts %s (kind %s), whose topology.conf only %s reads; drop %s from "
+                    "the settings (the topology sets it)" % (key, value, where, kind, plugin, key))
+            continue
+        out[key] = value
+    out["TopologyPlugin"] = plugin
+    return out
 
 
 _TOKEN_RE = re.compile(r'([A-Za-z]+)=("[^"]*"|\S+)')

@@ -23,13 +23,17 @@
 
 cases.yml: `roles: {<role>: {base: {...}, checks: [task names]}}` (base: values like the lab's that let the
 preflight get through its reads on a machine that is no cluster node; checks: the role's input-check tasks) and
-`cases: [{role, name, vars, expect, names, hidden, bare}]` (bare: the role's defaults alone, no base).
+`cases: [{role, name, vars, vars_from, expect, names, hidden, bare, checks}]` (bare: the role's defaults alone, no
+base; vars_from: {file, keys}: the variables of a YAML file of the checkout (an inventory's group_vars) whose names
+match the regular expression keys, laid over base and under vars, so a case checks the file as it is shipped;
+checks: further tasks that count as input checks for this case).
 PREFLIGHT_ROLES=slurm,dcgm runs only those roles' cases (while working on one).
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import yaml
@@ -43,6 +47,20 @@ def _load(path):
     if only:
         data["cases"] = [case for case in data["cases"] if case["role"] in only]
     return data
+
+
+def _vars_from(cases_path, spec):
+    """The variables of spec["file"] (relative to the checkout) whose names fullmatch spec["keys"]; none matching
+    is an error (a renamed variable must not turn the case into one of the base values alone)."""
+    if not spec:
+        return {}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(cases_path)))))
+    with open(os.path.join(root, spec["file"]), encoding="utf-8") as handle:
+        values = yaml.safe_load(handle) or {}
+    chosen = {key: value for key, value in values.items() if re.fullmatch(spec["keys"], key)}
+    if not chosen:
+        raise SystemExit("vars_from: no variable of %s matches %r" % (spec["file"], spec["keys"]))
+    return chosen
 
 
 def inventory(data, node, python):
@@ -64,6 +82,7 @@ def playbook(cases_path, out_path, inventory_path, node):
     for index, case in enumerate(data["cases"]):
         role = data["roles"][case["role"]]
         values = {} if case.get("bare") else dict(role.get("base") or {})
+        values.update(_vars_from(cases_path, case.get("vars_from")))
         values.update(case.get("vars") or {})
         label = "%03d %s: %s" % (index, case["role"], case["name"])
         plays.append({
@@ -108,7 +127,7 @@ def check(cases_path, results_path, log_path):
     if len(results) != len(data["cases"]):
         problems.append("%d cases, %d results" % (len(data["cases"]), len(results)))
     for index, (case, result) in enumerate(zip(data["cases"], results)):
-        checks = data["roles"][case["role"]]["checks"]
+        checks = data["roles"][case["role"]]["checks"] + case.get("checks", [])
         task = _strip_role(result.get("task") or "")
         message = str(result.get("message", ""))
         expect = case["expect"]

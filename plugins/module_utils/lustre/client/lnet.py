@@ -20,6 +20,7 @@ docs/lustre-client.md has the rules and a worked example.
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
@@ -202,14 +203,16 @@ def check_lnet_options(options: Any, where: str = "lustre_client_lnet_options") 
 
 
 def check_observed(observed: Any, where: str = "observed") -> Dict[str, Dict[str, Any]]:
-    """``{ifname: {exists: bool, type: ARPHRD number or None, rdma: bool}}`` checked, every key optional."""
+    """``{ifname: {exists: bool, type: ARPHRD number or None, rdma: bool, addresses: [str]}}`` checked, every key
+    optional. ``addresses``: the IP addresses the interface holds, or is given in this run (with or without a prefix
+    length); absent or None, the address check does not run."""
     result: Dict[str, Dict[str, Any]] = {}
     for name, seen in need_mapping(observed, where).items():
         here = "%s[%r]" % (where, name)
         if not isinstance(name, str):
             raise must_be("%s: the key" % here, name, "an interface name (a string)", LustreClientError)
         seen = need_mapping(seen, here)
-        unknown_keys(here, seen, ("exists", "type", "rdma"), LustreClientError)
+        unknown_keys(here, seen, ("exists", "type", "rdma", "addresses"), LustreClientError)
         for key in ("exists", "rdma"):
             if seen.get(key) is not None and not isinstance(seen[key], bool):
                 raise must_be("%s.%s" % (here, key), seen[key], "true or false", LustreClientError)
@@ -217,15 +220,30 @@ def check_observed(observed: Any, where: str = "observed") -> Dict[str, Dict[str
         if kind is not None:
             need_int(kind, here + ".type", 0, 65535)
         result[name] = dict(seen)
+        if seen.get("addresses") is not None:
+            result[name]["addresses"] = [_address(item, "%s.addresses[%d]" % (here, index))
+                                         for index, item in enumerate(need_list(seen["addresses"],
+                                                                                here + ".addresses"))]
     return result
+
+
+def _address(value: Any, where: str) -> Any:
+    """An IP address with or without its prefix length, as ipaddress reads it."""
+    try:
+        if not isinstance(value, str):
+            raise ValueError
+        return ipaddress.ip_interface(value).ip
+    except ValueError:
+        raise must_be(where, value, "an IP address (10.10.1.11 or 10.10.1.11/16)", LustreClientError) from None
 
 
 def interface_problems(networks: Sequence[Mapping[str, Any]], observed: Mapping[str, Mapping[str, Any]]) -> List[str]:
     """What is wrong with the node's interfaces for these networks (empty: nothing).
 
     ``observed[ifname]`` = ``{exists, type (ARPHRD number or None), rdma (an RDMA device behind it)}``, read from
-    /sys/class/net/<if>/type and /sys/class/net/<if>/device/infiniband. o2ib needs IPoIB (type 32) or RoCE
-    (Ethernet, type 1, with an RDMA device); tcp needs the interface to exist.
+    /sys/class/net/<if>/type and /sys/class/net/<if>/device/infiniband, and ``addresses`` (the IP addresses it holds
+    or is given in this run). o2ib needs IPoIB (type 32) or RoCE (Ethernet, type 1, with an RDMA device) holding an
+    IPv4 address (its NID is <IPv4>@o2ibN; checked when ``addresses`` is given); tcp needs the interface to exist.
     """
     problems = []
     for network in networks:
@@ -237,6 +255,8 @@ def interface_problems(networks: Sequence[Mapping[str, Any]], observed: Mapping[
             elif network["lnd"] == "o2ib":
                 kind = seen.get("type")
                 if kind == ARPHRD_INFINIBAND or (kind == ARPHRD_ETHER and seen.get("rdma")):
+                    if seen.get("addresses") is not None and not any(a.version == 4 for a in seen["addresses"]):
+                        problems.append(_no_ipv4(network["net"], name, seen["addresses"]))
                     continue
                 problems.append(
                     "%s: interface %s is %s, but o2ib needs an IPoIB interface (type 32) or a RoCE one (Ethernet with an "
@@ -245,6 +265,14 @@ def interface_problems(networks: Sequence[Mapping[str, Any]], observed: Mapping[
                        "Ethernet without an RDMA device" if kind == ARPHRD_ETHER else "link type %s" % kind,
                        network["net"][4:]))
     return problems
+
+
+def _no_ipv4(net: str, name: str, addresses: Sequence[Any]) -> str:
+    return ("%s: interface %s has no IPv4 address%s, and none is given to it in this run; o2ib names this node by "
+            "that address (<address>@%s) and cannot start without one, so the mount fails. Give %s an IPv4 address: "
+            "rdma_ipoib_interfaces [{name: %s, address: <IPv4>/<prefix>}] in the node's inventory (the rdma role "
+            "writes it; docs/lustre-client.md shows a per-node scheme), or the site's own network configuration"
+            % (net, name, " (only %s)" % ", ".join(str(a) for a in addresses) if addresses else "", net, name, name))
 
 
 def lnet_conf(networks: Sequence[Mapping[str, Any]], o2ib_tunables: Optional[Mapping[str, int]] = None) -> Dict[str, Any]:

@@ -50,6 +50,16 @@ def test_lnet_filter_observed_and_errors():
         lustre_client_lnet([{"net": "o2ib0", "interfaces": ["ib0"]}], observed=["ib0"])
 
 
+def test_lnet_filter_o2ib_interface_without_ipv4():
+    # Issue 28: o2ib0 on an ib0 without an IPv4 address passed the link-type check, and the mount failed.
+    ib0 = {"exists": True, "type": 32, "rdma": True}
+    nets = [{"net": "o2ib0", "interfaces": ["ib0"]}]
+    bare = lustre_client_lnet(nets, observed={"ib0": dict(ib0, addresses=[])})["problems"]
+    assert len(bare) == 1 and bare[0].startswith("o2ib0: interface ib0 has no IPv4 address, and none is given to it")
+    assert "rdma_ipoib_interfaces [{name: ib0, address: <IPv4>/<prefix>}]" in bare[0]
+    assert lustre_client_lnet(nets, observed={"ib0": dict(ib0, addresses=["10.10.1.11/16"])})["problems"] == []
+
+
 # ---------------------------------------------------------------- issue 13: refused naming field, value and rule
 def test_lnet_interface_with_newline_refused():
     refused_with(lambda: lustre_client_lnet([{"net": "o2ib0", "interfaces": ["ib0\n"]}]),
@@ -72,7 +82,12 @@ def test_lnet_interface_with_newline_does_not_slip_past_the_duplicate_check():
     ({"ib0": "yes"}, ("observed['ib0'] must be a mapping", "got 'yes' of type str")),
     ({"ib0": {"exists": "yes"}}, ("observed['ib0'].exists must be true or false", "got 'yes' of type str")),
     ({"ib0": {"exists": True, "type": "32"}}, ("observed['ib0'].type must be a whole number", "got '32' of type str")),
-    ({"ib0": {"exists": True, "kind": 32}}, ("observed['ib0'] has unknown key(s) 'kind'; allowed: exists, rdma, type",)),
+    ({"ib0": {"exists": True, "kind": 32}},
+     ("observed['ib0'] has unknown key(s) 'kind'; allowed: addresses, exists, rdma, type",)),
+    ({"ib0": {"exists": True, "addresses": "10.10.1.11"}},
+     ("observed['ib0'].addresses must be a list", "got '10.10.1.11' of type str")),
+    ({"ib0": {"exists": True, "addresses": ["10.10.1.11\n"]}},
+     ("observed['ib0'].addresses[0] must be an IP address (10.10.1.11 or 10.10.1.11/16)", "got '10.10.1.11\\n'")),
 ])
 def test_lnet_observed_of_the_wrong_type_refused(observed, parts):
     # was: AttributeError: 'str' object has no attribute 'get'

@@ -7,7 +7,9 @@ keys refused (issue 13), the inventories' values, wrong types."""
 from __future__ import annotations
 
 import copy
+import ipaddress
 
+import jinja2.nativetypes
 import pytest
 from ansible.errors import AnsibleFilterError
 
@@ -16,6 +18,7 @@ from ansible_collections.gpufleet.cluster.plugins.filter.rdma_stack_ipoib import
 from filter_docs import assert_documented
 from filter_refusals import refused_with
 from group_vars import SOURCES, variables
+from reference_inventory import groups_of, load
 from wrong_types import assert_only_refusals
 
 
@@ -52,6 +55,31 @@ def test_ipoib_prefix_must_be_a_plain_name():
 @pytest.mark.parametrize("source", sorted(SOURCES))
 def test_inventory_values_render(source):
     assert rdma_stack_ipoib(variables(source).get("rdma_ipoib_interfaces") or []) is not None
+
+
+def test_reference_gpu_nodes_get_an_ipv4_address_on_ib0_in_the_lustre_fabric():
+    # Issue 28: h100-64 runs LNet o2ib0 on ib0 but gave ib0 no address, so the Lustre mount failed. Each GPU node's
+    # rdma_ipoib_interfaces (group_vars/gpu_nodes.yml, from its gpufleet_ipoib_ip in hosts.yml) must give ib0 an
+    # IPv4 address of its own, in the subnet of the MGS NIDs the mounts name.
+    tree = load("hosts.yml")
+    hosts = tree["all"]["children"]["cluster"]["children"]["gpu_nodes"]["hosts"]
+    assert sorted(hosts) == groups_of(tree)["gpu_nodes"] and len(hosts) == 8
+    template = load("group_vars", "gpu_nodes.yml")["rdma_ipoib_interfaces"]
+    lnet = load("group_vars", "all", "lustre_client.yml")
+    assert lnet["lustre_client_lnet_networks"] == [{"net": "o2ib0", "interfaces": ["ib0"]}]
+    mgs = [ipaddress.ip_address(nid.split("@")[0]) for mount in lnet["lustre_client_mounts"] for nid in mount["mgs_nids"]]
+    env = jinja2.nativetypes.NativeEnvironment()
+    seen = set()
+    for name, hostvars in hosts.items():
+        rendered = [{k: env.from_string(v).render(hostvars) if isinstance(v, str) else v for k, v in item.items()}
+                    for item in template]
+        plan = rdma_stack_ipoib(rendered)
+        (ib0,) = [item for item in plan["interfaces"] if item["link"] == "ib0"]
+        address = ipaddress.ip_interface(ib0["address"])
+        assert address.version == 4, name
+        assert all(nid in address.network for nid in mgs), (name, address)
+        assert address.ip not in seen and address.ip not in mgs, (name, address)
+        seen.add(address.ip)
 
 
 # ------------------------------------------------------------------ wrong types: refused by a check, nothing else

@@ -67,9 +67,47 @@ def test_positional_and_old_callers_still_work():
     assert slurm_conf_check({}, "cgroup.conf", "23.11.4", defaults=True)["lines"][0] == "CgroupPlugin=autodetect"
 
 
-@pytest.mark.parametrize("kwargs", [{"cluster": {"nodes": 1}}, {"qos": []}])
-def test_cluster_and_qos_are_for_slurm_conf_only(kwargs):
-    refused(FQCN + r"cluster and qos apply to slurm\.conf only, not cgroup\.conf", {}, "cgroup.conf", "22.05", **kwargs)
+@pytest.mark.parametrize("kwargs", [{"cluster": {"nodes": 1}}, {"qos": []}, {"topology": {"kind": "tree"}}])
+def test_cluster_qos_and_topology_are_for_slurm_conf_only(kwargs):
+    refused(FQCN + r"cluster, qos and topology apply to slurm\.conf only, not cgroup\.conf", {}, "cgroup.conf",
+            "22.05", **kwargs)
+
+
+BLOCKS = {"kind": "block", "blocks": [{"name": "nvl1", "nodes": "gpu[01-18]"}]}
+TREE = {"kind": "tree", "leaves": [{"name": "leaf1", "nodes": "gpu[01-04]"}]}
+
+
+@pytest.mark.parametrize("fabric, plugin", [(BLOCKS, "topology/block"), (TREE, "topology/tree"),
+                                            ({"leaves": TREE["leaves"]}, "topology/tree")])
+def test_the_topology_plugin_follows_the_topology_kind(fabric, plugin):
+    # Issue 28: kind block got TopologyPlugin=topology/tree, which does not read BlockName= lines.
+    result = slurm_conf_check({"SelectType": "select/cons_tres"}, "slurm.conf", "24.11", topology=fabric)
+    assert result["settings"]["TopologyPlugin"] == plugin
+    assert "TopologyPlugin=" + plugin in result["lines"]
+
+
+def test_the_topology_plugin_is_seen_by_the_combination_checks():
+    refused(FQCN + r"slurm\.conf: SelectType=select/linear with TopologyPlugin=topology/tree is not supported by "
+            r"Slurm 24\.11",
+            {"SelectType": "select/linear"}, "slurm.conf", "24.11", topology=TREE)
+    result = slurm_conf_check({"SelectType": "select/linear"}, "slurm.conf", "24.11", topology=BLOCKS)
+    assert result["settings"]["TopologyPlugin"] == "topology/block"
+
+
+def test_a_topology_plugin_that_contradicts_the_topology_is_refused():
+    refused(FQCN + r"slurm\.conf: topologyplugin=topology/tree contradicts gpufleet_fabric\.topology \(kind block\), "
+            r"whose topology\.conf only topology/block reads", {"topologyplugin": "topology/tree"}, "slurm.conf",
+            "24.11", topology=BLOCKS)
+    same = slurm_conf_check({"TopologyPlugin": "topology/block"}, "slurm.conf", "24.11", topology=BLOCKS)
+    assert same["lines"] == ["TopologyPlugin=topology/block"]
+
+
+def test_block_topology_needs_slurm_23_11_and_a_mapping():
+    refused(FQCN + r"topology/block needs Slurm >= 23\.11; Slurm 22\.05 has only topology/tree", {}, "slurm.conf",
+            "22.05", topology=BLOCKS)
+    refused(FQCN + r"fabric kind 'dragonfly' is not tree or block", {}, "slurm.conf", "24.11",
+            topology={"kind": "dragonfly"})
+    refused(FQCN + r"topology must be a topology mapping", {}, "slurm.conf", "24.11", topology=["tree"])
 
 
 def test_value_checks_run_after_the_key_checks():

@@ -17,6 +17,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.conf.settin
 from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.topology import (
     parse_topology_conf,
     topology_conf_lines,
+    topology_plugin,
+    with_topology_plugin,
 )
 from reference import outputs
 
@@ -246,3 +248,37 @@ def test_every_node_in_exactly_one_leaf_line(leaf_sizes, spines):
             assert sorted(expand_hostlist(fields["Switches"])) == sorted(leaf["name"] for leaf in leaves)
     assert sorted(placed) == sorted(nodes) and len(placed) == len(set(placed))
     assert len(lines) == len(leaf_sizes) + spines
+
+
+@pytest.mark.parametrize("fabric, version, plugin", [
+    ({"kind": "tree", "switches": []}, "22.05", "topology/tree"),
+    ({"leaves": []}, "24.11", "topology/tree"),
+    ({"kind": "block", "blocks": []}, "23.11.4", "topology/block"),
+])
+def test_topology_plugin_follows_the_kind(fabric, version, plugin):
+    assert topology_plugin(fabric, version) == plugin
+
+
+@pytest.mark.parametrize("fabric, version, match", [
+    ({"kind": "block"}, "22.05.8", r"topology/block needs Slurm >= 23\.11; Slurm 22\.05 has only topology/tree"),
+    ({"kind": "flat"}, "24.11", r"fabric kind 'flat' is not tree or block"),
+    ({"kind": 1}, "24.11", r"fabric kind 1 is not tree or block"),
+    ("tree", "24.11", r"fabric must be a mapping with kind: tree or kind: block"),
+])
+def test_topology_plugin_refuses(fabric, version, match):
+    with pytest.raises(SlurmConfError, match=match):
+        topology_plugin(fabric, version)
+
+
+def test_with_topology_plugin_adds_it_and_refuses_another():
+    block = {"kind": "block", "blocks": [{"name": "b1", "nodes": "n[1-2]"}]}
+    assert with_topology_plugin({"SelectType": "select/cons_tres"}, block, "24.11") == {
+        "SelectType": "select/cons_tres", "TopologyPlugin": "topology/block"}
+    assert with_topology_plugin({"topologyPlugin": " Topology/Block "}, block, "24.11") == {
+        "TopologyPlugin": "topology/block"}
+    with pytest.raises(SlurmConfError, match=r"^slurm\.conf: TopologyPlugin=topology/tree contradicts "
+                                             r"gpufleet_fabric\.topology \(kind block\), whose topology\.conf only "
+                                             r"topology/block reads; drop TopologyPlugin from the settings"):
+        with_topology_plugin({"TopologyPlugin": "topology/tree"}, block, "24.11")
+    with pytest.raises(SlurmConfError, match=r"slurm\.conf settings must be a mapping"):
+        with_topology_plugin(["TopologyPlugin"], block, "24.11")

@@ -15,6 +15,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.lustre.client.lne
     canonical_net,
     check_lnet_options,
     check_networks,
+    check_observed,
     check_o2ib_tunables,
     interface_problems,
     lnet_conf,
@@ -133,3 +134,27 @@ def test_interface_problems():
         "o2ib0: interface eth3 is Ethernet without an RDMA device, but o2ib needs an IPoIB interface (type 32) or a "
         "RoCE one (Ethernet with an RDMA device); use the IPoIB/RoCE interface, or tcp0 as the fallback",
         "tcp0: interface eth9 does not exist on this node; fix the name or the network configuration"]
+
+
+def test_interface_problems_o2ib_needs_an_ipv4_address():
+    # Issue 28: LNet's o2ib NID is the interface's IPv4 address; ib0 without one passed, and the mount failed.
+    nets = check_networks([{"net": "o2ib0", "interfaces": ["ib0", "eth2"]}, {"net": "tcp0", "interfaces": ["eth0"]}])
+    ipoib, roce = {"exists": True, "type": 32, "rdma": True}, {"exists": True, "type": 1, "rdma": True}
+    observed = check_observed({"ib0": dict(ipoib, addresses=["fe80::1/64"]), "eth2": dict(roce, addresses=[]),
+                               "eth0": {"exists": True, "type": 1, "addresses": []}})
+    assert interface_problems(nets, observed) == [
+        "o2ib0: interface ib0 has no IPv4 address (only fe80::1), and none is given to it in this run; o2ib names "
+        "this node by that address (<address>@o2ib0) and cannot start without one, so the mount fails. Give ib0 an "
+        "IPv4 address: rdma_ipoib_interfaces [{name: ib0, address: <IPv4>/<prefix>}] in the node's inventory (the "
+        "rdma role writes it; docs/lustre-client.md shows a per-node scheme), or the site's own network "
+        "configuration",
+        "o2ib0: interface eth2 has no IPv4 address, and none is given to it in this run; o2ib names this node by "
+        "that address (<address>@o2ib0) and cannot start without one, so the mount fails. Give eth2 an IPv4 "
+        "address: rdma_ipoib_interfaces [{name: eth2, address: <IPv4>/<prefix>}] in the node's inventory (the rdma "
+        "role writes it; docs/lustre-client.md shows a per-node scheme), or the site's own network configuration"]
+    # An IPv4 address now (10.10.1.11) or one the rdma role gives in this run (with its prefix) is enough; without
+    # addresses (not read) nothing is checked; tcp is not checked.
+    given = check_observed({"ib0": dict(ipoib, addresses=["fe80::1", "10.10.1.11/16"]),
+                            "eth2": dict(roce, addresses=["10.20.0.5"]), "eth0": {"exists": True, "type": 1}})
+    assert interface_problems(nets, given) == []
+    assert interface_problems(nets, check_observed({"ib0": ipoib, "eth2": roce, "eth0": {"exists": True}})) == []
