@@ -85,6 +85,33 @@ def test_accounting(host):
     assert "LimitNOFILE=20000" in limits
 
 
+BACKUPS = {"head": ("gpufleet-slurm-state-backup", "slurmctld-state-"),
+           "dbd": ("gpufleet-slurm-db-backup", "slurm_acct_db-")}
+
+
+def test_backups_scheduled_and_written_root_only(host):
+    """The controller archives StateSaveLocation, the accounting host dumps the database: each by a timer that is
+    enabled and waiting, whose service (started here as the timer starts it) writes a 0600 root file into the 0700
+    directory; the other hosts have neither."""
+    role = _role(host)
+    if role not in BACKUPS:
+        assert not host.file("/etc/systemd/system/gpufleet-slurm-db-backup.timer").exists
+        assert not host.file("/etc/systemd/system/gpufleet-slurm-state-backup.timer").exists
+        return
+    unit, prefix = BACKUPS[role]
+    timer = host.service(unit + ".timer")
+    assert timer.is_enabled and timer.is_running
+    timer_file = host.file(f"/etc/systemd/system/{unit}.timer").content_string
+    assert "OnCalendar=*-*-* 03:15:00\nPersistent=true\n" in timer_file
+    backups = host.file("/var/backups/gpufleet-slurm")
+    assert backups.is_directory and backups.user == "root" and backups.mode == 0o700
+    assert host.run(f"systemctl start {unit}.service").rc == 0
+    newest = host.check_output(
+        f"ls -1t /var/backups/gpufleet-slurm | grep -E '^{prefix}[0-9]{{8}}T[0-9]{{6}}Z[.]' | head -1")
+    written = host.file(f"/var/backups/gpufleet-slurm/{newest}")
+    assert newest and written.user == "root" and written.mode == 0o600 and written.size > 0
+
+
 def test_compute(host):
     if _role(host) != "gpu01":
         pytest.skip("compute entry point lives on gpu01")

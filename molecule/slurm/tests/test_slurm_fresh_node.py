@@ -137,6 +137,10 @@ def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
     for task in ("Config | Create the controller's state directory", "Config | Write the Slurm files this host reads",
                  "Dbd | Write slurmdbd.conf (it holds the database password)"):
         assert f"changed: [{name}]" in _task(out, task), task
+    # The backups: systemd reads the schedule, the script and units would be written; no timer exists to start yet.
+    assert f"ok: [{name}]" in _task(out, "Preflight | Read slurm_backup_schedule with systemd's own parser")
+    assert f"changed: [{name}]" in _task(out, "Backup | Write the backup script, its services and their timers")
+    _not_run(out, "Backup | Enable and start the timers")
     _not_run(out, "Munge | Restart munge on the primary controller when its key was just created",
              "Munge | Enable and start munge", "Dbd | Enable and start MariaDB", "Dbd | Create the accounting database",
              "Dbd | Create the accounting database user",
