@@ -2,7 +2,7 @@
 # Lab end-to-end: bring up a lab of its own, converge gpufleet.cluster.site from the collection installed from its
 # tarball (tests/install), prove a re-run from the checkout changes nothing, prove bad input is refused before any
 # change, check the cluster from its nodes, then day-2 work (a node joining after a check-mode run on it, a password
-# rotation, a rolling driver upgrade, a munge key rotation, a Slurm configuration change, a controller fail-over).
+# rotation, a rolling driver upgrade, a munge key rotation, a Slurm configuration change, a restore drill, a controller fail-over).
 # The lab is removed at the end whatever happened. The steps, in order, each a file beside this one run as
 # `STEP LAB_NAME INVENTORY_DIR`; what they share (the lab, logs, commands on the nodes, waits) is tests/e2e/lib.sh.
 #   tests/e2e/run.sh LAB_NAME INVENTORY_DIR     (E2E_COMPUTES=N for N GPU nodes, default 2)
@@ -54,6 +54,9 @@ step munge_key.sh
 
 echo "== Slurm's configuration: one Slurm refuses changes nothing anywhere; a good one restarts the controllers one at a time"
 step bad_config.sh
+
+echo "== the restore drill: jobs and associations written, backups by the timers' services, data lost, restored, read back the same"
+step backup_restore.sh
 
 echo "== fail-over: a job runs, the primary controller's container stops, the backup takes over the saved state"
 step failover.sh
