@@ -4,7 +4,7 @@
 #      GPUs / DCGM / NCCL / RDMA bandwidth and latency / Lustre are "not applicable: no <hardware>"; it changed nothing
 #   2. a check-mode run exits 0, runs no load test and says "not run: check mode"
 #   2b. validating one node (--limit, as docs/day2.md does after a node join or repair): the Slurm checks run on that
-#      node alone, from the login node outside the limit (delegate_to; the log shows "[gpu02 -> login01]"); RDMA is
+#      node alone, from the login node outside the limit (delegate_to; the log shows "[gpu02 -> login01(<its address>)]"); RDMA is
 #      "not applicable: no RDMA HCAs" in the lab (the peer outside the limit is proven by the unit tests of
 #      validate/pairs.py and tests/local/validate_limit). No storage read and no install: a few seconds.
 #   3. an impossible storage floor exits non-zero and, with validate_drain=true, drains every GPU node with the
@@ -41,7 +41,7 @@ logged validate-limit validate --limit "$limited" -e "validate_report_dir=$repor
   -e validate_install_tools=false -e '{"validate_storage_path": ""}'
 python3 tests/e2e/check_validate.py "$reports/limit" limit "$limited"
 for task in "Node states (sinfo)" "srun hostname on every GPU node" "sbatch across all nodes"; do
-  grep -A3 "TASK \[.*Slurm | $task" "$logs/validate-limit.log" | grep -q "^ok: \[$limited -> $login\]" \
+  grep -A3 "TASK \[.*Slurm | $task" "$logs/validate-limit.log" | grep -Eq "^ok: \[$limited -> $login(\([^)]*\))?\]" \
     || { echo "Slurm's '$task' did not run on $login for $limited"; grep -A3 "Slurm | $task" "$logs/validate-limit.log"; exit 1; }
 done
 echo "Slurm checks of $limited ran from $login, outside the limit"
