@@ -52,7 +52,8 @@ refused() {  # refused NAME EXPECTED_TEXT ARGS...: a run that must fail in prefl
 }
 
 echo "== refusals: nothing is written or pushed"
-refused priority "gpu01: host priority 4 / switch priority 3" -e '{"roce_host_priority": 4}'
+# One switch is enough to show the host side is checked (preflight-first below shows one switch's refusal stops all).
+refused priority "gpu01: host priority 4 / switch priority 3" --limit files-sonic -e '{"roce_host_priority": 4}'
 refused cable "gpufleet.cluster.pfc_headroom: port 'swp1': cable_m 20000 m is outside 0.5..10000 m" \
   --limit files-nvue -e '{"roce_switch_ports": [{"name": "swp1", "speed_gbps": 400, "cable_m": 20000}]}'
 refused buffer "roce_switch_buffer_bytes is 300000" --limit files-sonic -e '{"roce_switch_buffer_bytes": 300000}'
