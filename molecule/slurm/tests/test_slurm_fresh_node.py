@@ -6,8 +6,10 @@
 test): the controller and accounting host of a new cluster, and a login node that installs from the site's
 signed mirror. None of them has Slurm, munge or MariaDB
 installed, so their units, their users and the database are not there; `--check` must not fail on that, must say
-what a real run would install and start, and must report the changes it would make. (A compute node joining a
-running cluster is checked by the e2e, on the lab's gpu03 before it joins.)"""
+what a real run would install and start, and must report the changes it would make. The new cluster's node is also
+its GPU node and is bare as a real one is before its first run: no driver and no /dev/nvidia* (no stand-in device
+files), with the nvidia_driver role in the run before slurm, as in site.yml. (A compute node joining a running
+cluster is checked by the e2e, on the lab's gpu03, also bare, before it joins.)"""
 import os
 import re
 import sys
@@ -37,11 +39,33 @@ _ROLE_PLAY = """
 {vars}
 """
 
+# The driver before slurm, as site.yml orders them, with the lab's settings for GPU nodes (containers: no kernel
+# module, headers or services; the packages on, so that check mode has a driver to say it would install).
+_DRIVER_PLAY = """
+- name: The nvidia_driver role, then the slurm role, in check mode on a GPU node never converged
+  hosts: fresh
+  gather_facts: true
+  gather_subset: [min, network, hardware]
+  roles:
+    - role: gpufleet.cluster.nvidia_driver
+      vars:
+        nvidia_driver_source: distribution
+        nvidia_driver_kernel_modules: proprietary
+        nvidia_driver_install_packages: true
+        nvidia_driver_load_modules: false
+        nvidia_driver_load_modules_skip_reason: molecule nodes are containers and cannot load kernel modules
+        nvidia_driver_start_services: false
+        nvidia_driver_start_services_skip_reason: no nvidia kernel module and no GPU in a container
+        nvidia_driver_kernel_headers: false
+        nvidia_driver_kernel_headers_skip_reason: containers run on the host's kernel, which has no headers package
+    - role: gpufleet.cluster.slurm
+{vars}
+"""
+
 # A new cluster of one node: the fresh node is its controller, its accounting host and its GPU node (groups of its
 # own, so the scenario's nodes are not counted in: a new cluster's munge key must reach every Slurm host in the same
 # run, and the scenario's gpu01 and login01 run daemons with the scenario's key, which the run must not replace).
 _HEAD_GROUPS = ["cluster", "fresh_slurm_controller", "fresh_slurm_dbd", "fresh_gpu_nodes"]
-_HEAD_DEVICES = ["/dev/null:/dev/nvidia%d" % n for n in range(8)]
 _HEAD_VARS = """      vars:
         slurm_controller_group: fresh_slurm_controller
         slurm_dbd_group: fresh_slurm_dbd
@@ -124,10 +148,14 @@ def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
     """A new cluster's controller, accounting host and GPU node: the key would be made here, the state directory, the
     Slurm files and slurmdbd.conf written, and the packages installed, then MariaDB, slurmdbd and slurmctld
     started and the accounting database created; no task asks MariaDB, which is not there."""
-    run = check_on_fresh_node(_ROLE_PLAY.format(vars=_HEAD_VARS), _HEAD_GROUPS, tmp_path, devices=_HEAD_DEVICES)
+    run = check_on_fresh_node(_DRIVER_PLAY.format(vars=_HEAD_VARS), _HEAD_GROUPS, tmp_path)
     name, result = _fresh(run)
     out = _out(run)
     assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
+    # No /dev/nvidia* on the node: the slurm preflight says what the driver role would bring instead of refusing.
+    assert (f"Check mode: {name} has no NVIDIA driver yet and lacks /dev/nvidia0-7; the gpufleet.cluster.nvidia_driver "
+            "role would install the driver in this run (before this role), and /dev/nvidia0-7 appear once its kernel "
+            "module loads.") in out, out[-3000:]
     assert f"changed: [{name}]" in _task(out, "Packages | Install what this host's part needs (and nothing more)")
     assert (f"Check mode: slurmctld, slurm-client, munge, slurmdbd, mariadb-server, python3-pymysql, slurmd not "
             f"installed on {name} yet; a real run installs them, then enables and starts munge, mariadb, slurmdbd, "
