@@ -39,14 +39,45 @@ _ROLE_PLAY = """
 {vars}
 """
 
-# The driver before slurm, as site.yml orders them, with the lab's settings for GPU nodes (containers: no kernel
-# module, headers or services; the packages on, so that check mode has a driver to say it would install).
+# common, rdma, then the driver before slurm, as site.yml orders them, with the lab's settings for GPU nodes
+# (containers: no kernel module, headers, HCA or services; the driver's packages on, so that check mode has a driver
+# to say it would install).
 _DRIVER_PLAY = """
-- name: The nvidia_driver role, then the slurm role, in check mode on a GPU node never converged
+- name: Make the fresh node's default memlock 4 MiB, below the inventory's, as a real node's 8 MiB is below unlimited
+  hosts: fresh
+  gather_facts: false
+  tasks:
+    - name: Lower systemd's default memlock (as lab/lab.py up --bare does)
+      ansible.builtin.shell: >-
+        mkdir -p /etc/systemd/system.conf.d
+        && printf '[Manager]\\nDefaultLimitMEMLOCK=4096K\\n' > /etc/systemd/system.conf.d/10-lab-bare-memlock.conf
+        && systemctl daemon-reexec
+      changed_when: false
+      check_mode: false
+- name: The common, rdma, nvidia_driver and slurm roles, in check mode on a GPU node never converged
   hosts: fresh
   gather_facts: true
   gather_subset: [min, network, hardware]
   roles:
+    # The limits first, as site.yml does: the scenario's common_memlock_kib (8192, the containers' hard limit) is
+    # more than the bare node's default (4 MiB, below), which the common role would write and does not in check mode.
+    - role: gpufleet.cluster.common
+      vars:
+        common_chrony_servers: []
+        common_chrony_local_stratum: 10
+        common_chrony_allow: [10.124.0.0/16]
+        # /etc/hosts lists the scenario's nodes by their addresses, from facts this run does not gather.
+        common_hosts_manage: false
+    - role: gpufleet.cluster.rdma
+      vars:
+        rdma_stack: inbox
+        rdma_memlock_min_kib: 8192
+        rdma_load_modules: false
+        rdma_load_modules_skip_reason: containers cannot load kernel modules
+        rdma_ipoib_interfaces: []
+        rdma_expect_devices: false
+        rdma_expect_devices_reason: molecule nodes are containers without an HCA
+        rdma_expect_ports: []
     - role: gpufleet.cluster.nvidia_driver
       vars:
         nvidia_driver_source: distribution
@@ -152,6 +183,9 @@ def test_check_mode_on_a_fresh_controller_and_accounting_node(tmp_path):
     name, result = _fresh(run)
     out = _out(run)
     assert result["failed"] == 0 and result["changed"] > 0, out[-3000:]
+    # The memlock the node has is below rdma_memlock_min_kib: the rdma preflight takes what common would write.
+    assert re.search(r"Check mode: the common role would write memlock 8192 on " + re.escape(name) + r" \(.*?\) and "
+                     r"writes nothing in check mode, so the check applies after common's write", out), out[-3000:]
     # No /dev/nvidia* on the node: the slurm preflight says what the driver role would bring instead of refusing.
     assert (f"Check mode: {name} has no NVIDIA driver yet and lacks /dev/nvidia0-7; the gpufleet.cluster.nvidia_driver "
             "role would install the driver in this run (before this role), and /dev/nvidia0-7 appear once its kernel "
