@@ -5,7 +5,7 @@
 """Run a playbook against the lab the way AWX runs a job: through ansible-runner, in a private data directory.
 
     awx_runner.py --inventory DIR --playbook playbooks/site.yml --log FILE [--extravars JSON]
-                  [--hosts h1,h2] [--expect-refusal TEXT]
+                  [--hosts h1,h2] [--expect-refusal TEXT] [--cost FILE]
 
 Like AWX it lays out, under .build/runner/<ident>/:
   project/          the project as a checkout has it (the repository's tracked and untracked, not ignored files;
@@ -16,7 +16,8 @@ Like AWX it lays out, under .build/runner/<ident>/:
   env/settings      runner settings AWX sets (no idle timeout, a job timeout)
 and then checks what AWX reads back: the runner status and rc, the job events (a playbook_on_stats event with
 the per-host counts) and the stdout, which is copied to --log for tests/e2e/summarise.py.
-With --expect-refusal the run must fail, say TEXT and change nothing.
+With --expect-refusal the run must fail, say TEXT and change nothing. With --cost, what the run cost each host
+(evaluations, module runs on the node, setup runs: tests/e2e/run_cost.py) is printed and written to FILE as JSON.
 """
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ from typing import Dict, List
 
 import ansible_runner
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_cost  # noqa: E402  pylint: disable=wrong-import-position
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 AWX_VARS = {"awx_job_id": 4242, "awx_job_launch_type": "manual", "awx_job_template_id": 7,
@@ -80,6 +84,7 @@ def main() -> int:
     parser.add_argument("--extravars", default="{}")
     parser.add_argument("--hosts", default="")
     parser.add_argument("--expect-refusal", default="")
+    parser.add_argument("--cost", default="")
     args = parser.parse_args()
 
     base = os.path.join(ROOT, ".build", "runner", args.ident)
@@ -115,6 +120,12 @@ def main() -> int:
     changed = {h: n for h, n in (counts.get("changed") or {}).items() if n}
     print(f"ansible-runner: {args.playbook} in {base}: status {result.status}, rc {result.rc}, "
           f"{len(events)} job events, hosts {','.join(hosts_ok) or 'none'}, changed {changed or 'none'}")
+    if args.cost:
+        costs = run_cost.cost(events)
+        with open(args.cost, "w", encoding="utf-8") as fh:
+            json.dump(costs, fh, indent=1, sort_keys=True)
+        print("cost per host (evaluations: tasks gone through; module_runs: modules run on the node):")
+        print("\n".join(run_cost.lines(costs)))
     problems = []
     if not stats:
         problems.append("no playbook_on_stats event: AWX would have no host summary")

@@ -25,7 +25,6 @@ for i in 1 2 3; do
 done
 held=$(on_login "sbatch --parsable --hold --nodes=1 --job-name=drill-held --wrap 'echo held'")
 [ -n "$held" ] || fail "could not submit the held job"
-submitted=$(on head "date +%s")
 sacct_now() { on_login "sacct -X --noheader --parsable2 --jobs $jobs --format=JobID,JobName,User,Account,Partition,State,ExitCode,Submit,Start,End,NodeList"; }
 assoc_now() { on_login "sacctmgr --noheader --parsable2 show assoc format=Cluster,Account,User,Partition,Share,QOS,DefaultQOS,MaxJobs"; }
 # Whole records: slurmdbd may hold a job's end before its start (name "allocation", no partition) for a moment.
@@ -39,11 +38,18 @@ jobs_before=$(sacct_now)
 assoc_before=$(assoc_now)
 grep -q '|drill|dave|' <<<"$assoc_before" || fail "the association drill/dave is not in accounting: $assoc_before"
 state=$(on head "scontrol show config" | sed -n 's/^StateSaveLocation *= *//p')
-# slurmctld saves its state a moment after a change: wait until job_state was written after the held job came.
+# slurmctld saves its state from a thread of its own, a moment after a change, so the last save may still show the
+# drill's jobs pending although accounting has them complete. Restored, such a state runs them again, and slurmctld
+# sends their start records anew (sacct reads Start None, NodeList None assigned). A change made now (the held job's
+# comment) is saved after the jobs ended: wait until job_state was written after it.
+marked=$(on head "date +%s.%N")
+on_login "scontrol update jobid=$held comment=restore-drill"
+saved_after() { awk -v saved="$(on head "stat -c %.9Y $state/job_state")" -v mark="$1" 'BEGIN { exit !(saved > mark) }'; }
 for _ in $(seq 20); do
-  [ "$(on head "stat -c %Y $state/job_state")" -gt "$submitted" ] && break
+  saved_after "$marked" && break
   sleep 1
 done
+saved_after "$marked" || fail "slurmctld did not save its state within 20 s of a change to job $held"
 echo "written: jobs $jobs completed, job $held held, association drill/dave ($((SECONDS - began)) s)"
 
 # The backups, by the services the timers start.
@@ -92,6 +98,8 @@ $jobs_before
 after:
 $jobs_after"
 [ "$assoc_after" = "$assoc_before" ] || fail "sacctmgr reads other associations back: $(diff <(echo "$assoc_before") <(echo "$assoc_after"))"
+rerun=$(on_login "squeue --noheader --states=PD,R,CF,CG --name=drill-1,drill-2,drill-3 --format '%i %j %T'")
+[ -z "$rerun" ] || fail "the restored state runs finished jobs again (it is older than their end): $rerun"
 queued=$(on_login "squeue --noheader --jobs $held --format '%i %j %T %r'")
 [ "$queued" = "$held drill-held PENDING JobHeldUser" ] || fail "the held job $held is not back in the queue: '$queued'"
 ping=$(on_login "scontrol ping" | xargs)

@@ -9,5 +9,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh" "$@"
 
 python3 tests/e2e/awx_runner.py --inventory "$inv" --playbook playbooks/site.yml --ident rerun --log "$logs/rerun.log" \
+  --cost "$logs/rerun-cost.json" \
   || { tail -50 "$logs/rerun.log"; exit 1; }
 python3 tests/e2e/summarise.py "$logs/converge.log" "$logs/rerun.log"
