@@ -82,17 +82,24 @@ def simplify(message: str, role: str) -> str:
     return re.sub(r"\{\{(.*?)\}\}", lambda m: _placeholder(m.group(1), role), text).strip()
 
 
-def message_parts(refusal: dict) -> list:
+def message_parts(refusal: dict, name: str = "") -> list:
     """For a message that only joins a list of problems the task's `vars` assemble: the text of each problem,
-    its string literals in order with <...> where an expression goes."""
+    its string literals in order with <...> where an expression goes. A problem worded in a variable of its own
+    (`[__role_x_message]`) is that variable's text, or the parts of the list it joins in turn."""
+    message = str(refusal["vars"].get(name, "")) if name else refusal["message"]
     match = re.fullmatch(r"\s*(?:\{\{\s*inventory_hostname\s*\}\}:\s*)?\{\{\s*(__\w+)\s*\|\s*join\([^)]*\)\s*\}\}\.?\s*",
-                         refusal["message"])
+                         message)
     if not match or match.group(1) not in refusal["vars"]:
         return []
     template = str(refusal["vars"][match.group(1)])
     parts = []
-    for problem in re.split(r"\[\(", template)[1:]:
-        problem = re.split(r"\)\]", problem)[0]
+    for start in re.finditer(r"\[\(|\[(__\w+)\]", template):
+        if start.group(1):
+            if start.group(1) in refusal["vars"]:
+                parts += (message_parts(refusal, start.group(1))
+                          or [simplify(str(refusal["vars"][start.group(1)]), refusal["role"])])
+            continue
+        problem = re.split(r"\)\]", template[start.end():])[0]
         pieces, last = [], 0
         for literal in re.finditer(r"'((?:[^'\\]|\\.)*)'", problem):
             if re.search(r"\w[\[(]\s*$", problem[:literal.start()]):

@@ -101,6 +101,23 @@ def test_the_page_shows_message_conditions_and_explanation(tree):
     assert "**Means:** It means Service | Give up" in page
 
 
+def test_a_problem_list_shows_each_problem_literal_or_worded_in_its_own_variable():
+    """A message that joins a list of problems: each `[('...' ~ x)]` literal, and each `[__x_message]` by that
+    variable's text, or the parts of the problem list it joins in turn, in the list's order."""
+    refusal = {"role": "demo", "message": "{{ __demo_problems | join(' ') }}", "vars": {
+        "__demo_port_message": "{{ inventory_hostname }}: demo_port ({{ demo_port }}) must be 1-65535.",
+        "__demo_nested_message": "{{ inventory_hostname }}: {{ __demo_nested | join(' ') }}",
+        "__demo_nested": "{{ ([('demo_tls_cert_file and demo_tls_key_file are set together or both left empty.')] if x else []) }}",
+        "__demo_problems": """{{ ([('demo_user (' ~ demo_user ~ ') is a system name: letters, digits and -')] if a else [])
+             + ([__demo_port_message] if b else []) + ([__demo_nested_message] if c else []) + ([__demo_absent] if d else []) }}""",
+    }}
+    assert troubleshooting.message_parts(refusal) == [
+        "demo_user (<...>) is a system name: letters, digits and -",
+        "<host>: demo_port (<demo_port>) must be 1-65535.",
+        "demo_tls_cert_file and demo_tls_key_file are set together or both left empty.",
+    ]
+
+
 def test_the_collections_page_is_current_and_complete():
     assert troubleshooting.main(check=True) == 0
 

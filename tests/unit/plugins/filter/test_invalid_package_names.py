@@ -31,6 +31,14 @@ NAMES = st.from_regex(r"[a-z0-9][a-z0-9+.-]{1,30}", fullmatch=True)
 TASK = "Preflight | Check the extra packages are package names"
 ROLES = {"common": "common_packages_extra", "dcgm": "dcgm_packages_extra",
          "lustre_client": "lustre_client_packages_extra", "nvidia_driver": "nvidia_driver_packages_extra"}
+# Roles whose input checks are one problem list (issue 29): the task, and the variables that hold the entries
+# refused and the message listed for them.
+MERGED = {
+    "dcgm": ("Preflight | Check the switched-off steps, the DCGM choices, the exporter's settings and where things "
+             "listen", "__dcgm_bad_packages", "__dcgm_extra_message"),
+    "nvidia_driver": ("Preflight | Check the driver source, branch and kernel modules, the extra packages and the "
+                      "steps turned off", "__nvidia_driver_bad_packages", "__nvidia_driver_extra_message"),
+}
 
 
 def test_the_entries_that_are_not_package_names_in_order():
@@ -84,7 +92,7 @@ def test_only_a_filter_error_ever_escapes_and_exactly_the_non_names_come_back(va
 def _preflight(role):
     with open(os.path.join(ROOT, "roles", role, "tasks", "preflight.yml"), encoding="utf-8") as handle:
         tasks = yaml.safe_load(handle)
-    index = [task.get("name") for task in tasks].index(TASK)
+    index = [task.get("name") for task in tasks].index(MERGED[role][0] if role in MERGED else TASK)
     return tasks[:index], tasks[index]
 
 
@@ -100,6 +108,10 @@ def _run(role, extra):
     task = _preflight(role)[1]
     env = _environment()
     context = {ROLES[role]: extra}
+    if role in MERGED:  # the problem list's entry for the extra packages: refused when any entry is refused
+        _name, bad, message = MERGED[role]
+        context[bad] = env.compile_expression(task["vars"][bad].strip()[2:-2])(**context)
+        return not context[bad], " ".join(env.from_string(task["vars"][message]).render(**context).split())
     for name, expression in task["vars"].items():
         context[name] = env.compile_expression(expression.strip()[2:-2])(**context)
     that = task["ansible.builtin.assert"]["that"]
