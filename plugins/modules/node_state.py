@@ -103,6 +103,31 @@ options:
     description: The most bytes a file of O(contents) may hold (1 to 1048576).
     type: int
     default: 65536
+  blocks:
+    description:
+      - Blocks of lines between two marker lines in files (as C(gpufleet.cluster.config_files) writes them with
+        O(gpufleet.cluster.config_files#module:files[].block)), each returned in RV(blocks) as the SHA-256 of its lines, so that a caller can tell
+        whether the block it would write is there without the file's content reaching the controller.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Absolute path of the file (each path once).
+        type: path
+        required: true
+      marker:
+        description: The marker lines, C({mark}) replaced by O(blocks[].marker_begin) and O(blocks[].marker_end).
+        type: str
+        default: "# {mark} ANSIBLE MANAGED BLOCK"
+      marker_begin:
+        description: What replaces C({mark}) in the first marker line.
+        type: str
+        default: BEGIN
+      marker_end:
+        description: What replaces C({mark}) in the last marker line.
+        type: str
+        default: END
   os:
     description:
       - Read the operating system's facts (RV(os)) and set them as facts (RV(ansible_facts)), as C(setup) names them.
@@ -271,6 +296,23 @@ contents:
     content:
       description: The content, as C(encoding) says; absent when it does not exist.
       type: str
+blocks:
+  description: One entry per file of O(blocks), by path.
+  returned: always
+  type: dict
+  sample: {/etc/hosts: {exists: true, found: true, sha256: 0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8}}
+  contains:
+    exists:
+      description: Whether the file exists.
+      type: bool
+    found:
+      description: Whether it holds the block (one begin marker line, then one end marker line).
+      type: bool
+    sha256:
+      description:
+        - SHA-256 of the block's lines joined by newlines, with no newline after the last (what was given as
+          O(gpufleet.cluster.config_files#module:files[].block) to C(config_files), less one last newline); only when RV(blocks[].found).
+      type: str
 os:
   description: The operating system's facts, as C(setup) names them; empty unless O(os).
   returned: always
@@ -326,6 +368,9 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.tcp_listeners import (
     TcpListenerError, listeners_on, parse_proc_net_tcp,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.marked_blocks import (
+    DEFAULT_MARKER, MarkedBlockError, block_of, marker_lines,
+)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.addresses import AddressError, parse_ip_addr_json
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.contents import ContentError, read_content
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.os_release import (
@@ -349,6 +394,12 @@ ARGUMENT_SPEC = {
     "unit_properties": {"type": "list", "elements": "str", "default": []},
     "contents": {"type": "list", "elements": "path", "default": []},
     "contents_limit": {"type": "int", "default": 65536},
+    "blocks": {"type": "list", "elements": "dict", "default": [], "options": {
+        "path": {"type": "path", "required": True},
+        "marker": {"type": "str", "default": DEFAULT_MARKER},
+        "marker_begin": {"type": "str", "default": "BEGIN"},
+        "marker_end": {"type": "str", "default": "END"},
+    }},
     "os": {"type": "bool", "default": False},
     "addresses": {"type": "bool", "default": False},
 }
@@ -403,6 +454,16 @@ def check_arguments(params: Dict[str, Any]) -> None:
                  "a systemd property name: a capital letter, then letters and digits")
     for index, path in enumerate(params.get("contents") or []):
         absolute_path("contents[%d]" % index, path, NodeStateError)
+    seen = set()
+    for index, entry in enumerate(params.get("blocks") or []):
+        absolute_path("blocks[%d].path" % index, entry["path"], NodeStateError)
+        if entry["path"] in seen:
+            raise NodeStateError("blocks[%d]: %s is listed twice; one block per file" % (index, entry["path"]))
+        seen.add(entry["path"])
+        try:
+            marker_lines(entry["marker"], entry["marker_begin"], entry["marker_end"])
+        except MarkedBlockError as err:
+            raise NodeStateError("blocks[%d]: %s" % (index, err)) from None
     limit = params.get("contents_limit", 65536)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= _CONTENTS_MAX:
         raise NodeStateError("contents_limit: %r is not allowed; expected 1 to %d bytes" % (limit, _CONTENTS_MAX))
@@ -547,6 +608,16 @@ def read_interfaces(module: AnsibleModule) -> Dict[str, Dict[str, Any]]:
     return {}  # not reached: fail_json exits
 
 
+def block_state(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """Whether the file holds the marked block, and the SHA-256 of its lines."""
+    text = _read_text(entry["path"])
+    found = block_of(text, entry["marker"], entry["marker_begin"], entry["marker_end"])
+    state: Dict[str, Any] = {"exists": text is not None, "found": found is not None}
+    if found is not None:
+        state["sha256"] = hashlib.sha256(found.encode("utf-8")).hexdigest()
+    return state
+
+
 def read_contents(module: AnsibleModule, paths: List[str], limit: int) -> Dict[str, Dict[str, Any]]:
     contents = {}
     for path in paths:
@@ -580,11 +651,16 @@ def main() -> None:
     listeners = read_listeners(module, module.params["listen_ports"])
     globs = {pattern: sorted(glob.glob(pattern)) for pattern in module.params["globs"]}
     contents = read_contents(module, module.params["contents"], module.params["contents_limit"])
+    try:
+        blocks = {entry["path"]: block_state(entry) for entry in module.params["blocks"]}
+    except (OSError, UnicodeDecodeError) as err:
+        module.fail_json(msg="node_state: reading the blocks of %s failed: %s"
+                             % (", ".join(entry["path"] for entry in module.params["blocks"]), to_native(err)))
     os_state = read_os(module) if module.params["os"] else {}
     interfaces = read_interfaces(module) if module.params["addresses"] else {}
     extra = {"ansible_facts": dict(os_state)} if module.params["os"] else {}
     module.exit_json(changed=False, packages=packages, units=units, paths=paths, secrets=secrets,
-                     listeners=listeners, globs=globs, contents=contents, os=os_state, interfaces=interfaces, **extra)
+                     listeners=listeners, globs=globs, contents=contents, blocks=blocks, os=os_state, interfaces=interfaces, **extra)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-__all__ = ["MarkedBlockError", "marker_lines", "with_block"]
+__all__ = ["MarkedBlockError", "marker_lines", "with_block", "block_of", "DEFAULT_MARKER"]
 
 DEFAULT_MARKER = "# {mark} ANSIBLE MANAGED BLOCK"
 
@@ -67,3 +67,17 @@ def with_block(current: Optional[str], block: str, marker: str = DEFAULT_MARKER,
                                "line before one end line is expected (mend the file by hand)"
                                % (first, [n + 1 for n in starts] or "none", last, [n + 1 for n in ends] or "none"))
     return "".join(line + "\n" for line in result)
+
+
+def block_of(current: Optional[str], marker: str = DEFAULT_MARKER, begin: str = "BEGIN",
+             end: str = "END") -> Optional[str]:
+    """The lines between the file's markers joined by newlines (no newline after the last), what with_block was
+    given for them up to a last newline; None when the file (None) or its markers are not there, or do not pair up
+    (with_block refuses such a file, so a caller that finds None and writes learns why)."""
+    first, last = marker_lines(marker, begin, end)
+    lines = _lines(current or "")
+    starts = [index for index, line in enumerate(lines) if line == first]
+    ends = [index for index, line in enumerate(lines) if line == last]
+    if len(starts) != 1 or len(ends) != 1 or starts[0] > ends[0]:
+        return None
+    return "\n".join(lines[starts[0] + 1:ends[0]])
