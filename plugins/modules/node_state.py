@@ -88,7 +88,7 @@ options:
   unit_properties:
     description:
       - Further systemd properties (C(ExecStart), C(FragmentPath), C(DropInPaths), C(LimitMEMLOCK), each a capital
-        letter, then letters and digits) returned for every unit of O(units) in RV(units[].properties).
+        letter, then letters and digits) returned for every unit of O(units) in C(properties) of each entry of RV(units).
     type: list
     elements: str
     default: []
@@ -106,8 +106,9 @@ options:
   blocks:
     description:
       - Blocks of lines between two marker lines in files (as C(gpufleet.cluster.config_files) writes them with
-        O(gpufleet.cluster.config_files#module:files[].block)), each returned in RV(blocks) as the SHA-256 of its lines, so that a caller can tell
-        whether the block it would write is there without the file's content reaching the controller.
+        O(gpufleet.cluster.config_files#module:files[].block)), each returned in RV(blocks) as the SHA-256 of its
+        lines, so that a caller can tell whether the block it would write is there without the file's content
+        reaching the controller.
     type: list
     elements: dict
     default: []
@@ -311,7 +312,7 @@ blocks:
     sha256:
       description:
         - SHA-256 of the block's lines joined by newlines, with no newline after the last (what was given as
-          O(gpufleet.cluster.config_files#module:files[].block) to C(config_files), less one last newline); only when RV(blocks[].found).
+          O(gpufleet.cluster.config_files#module:files[].block) to C(config_files), less one last newline); only when C(found).
       type: str
 os:
   description: The operating system's facts, as C(setup) names them; empty unless O(os).
@@ -345,7 +346,7 @@ interfaces:
       type: list
       elements: dict
     ipv6:
-      description: Its IPv6 addresses, as RV(interfaces[].ipv4).
+      description: Its IPv6 addresses, as C(ipv4).
       type: list
       elements: dict
 """

@@ -13,8 +13,8 @@ def test_text_binary_missing_and_empty(tmp_path):
     (tmp_path / "t").write_text("DAEMON_OPTS=\"-F 1\"\n", encoding="utf-8")
     (tmp_path / "b").write_bytes(b"\xff\x00\x01")
     (tmp_path / "e").write_bytes(b"")
-    assert read_content(str(tmp_path / "t"), 100) == {"exists": True, "size": 19, "encoding": "text",
-                                                        "content": "DAEMON_OPTS=\"-F 1\"\n"}
+    text = read_content(str(tmp_path / "t"), 100)
+    assert text == {"exists": True, "size": 19, "encoding": "text", "content": "DAEMON_OPTS=\"-F 1\"\n"}
     binary = read_content(str(tmp_path / "b"), 100)
     assert binary["encoding"] == "base64" and base64.b64decode(binary["content"]) == b"\xff\x00\x01"
     assert read_content(str(tmp_path / "missing"), 100) == {"exists": False}
