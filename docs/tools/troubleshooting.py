@@ -106,7 +106,7 @@ def message_parts(refusal: dict, name: str = "") -> list:
                 continue  # a subscript (hv['x']) or a filter's argument (join(', ')), not message text
             if re.sub(r"[\s~()]", "", problem[last:literal.start()]):
                 pieces.append("<...>")
-            pieces.append(literal.group(1))
+            pieces.append(literal.group(1).replace("\\'", "'"))  # a quote escaped in the literal
             last = literal.end()
         text = " ".join("".join(pieces).split())
         if len(text) > 40:

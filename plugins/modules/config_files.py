@@ -23,6 +23,9 @@ description:
     template action does. A file that holds a secret is marked O(files[].secret) and the task gets C(no_log), as the
     content is in the task's arguments.
   - RV(changed_files) lists what changed, so later tasks can tell a reload from a restart.
+  - A file may also be given as one block of lines between two marker lines inside a file that holds other lines
+    (O(files[].block), as C(ansible.builtin.blockinfile) does; the rest of the file is kept), or as a file to remove
+    (O(files[].state=absent); reported as changed only when it existed), in the same one call.
 author:
   - gpufleet.cluster contributors (@gpufleet)
 options:
@@ -39,9 +42,38 @@ options:
         type: path
         required: true
       content:
-        description: The file's whole content.
+        description:
+          - The file's whole content. One of O(files[].content) and O(files[].block) is required unless
+            O(files[].state=absent).
         type: str
-        required: true
+      block:
+        description:
+          - The lines between the file's two marker lines (O(files[].marker)); every other line of the file is kept.
+            The block replaces the one between the markers, or is added at the end of the file when it has none (a
+            missing file is created holding only the block). An empty block removes the block and its markers. A file
+            whose markers do not pair up (a begin line without an end line after it, a marker twice) fails the task
+            and is left as it is.
+        type: str
+      marker:
+        description: The marker lines of O(files[].block), C({mark}) replaced by O(files[].marker_begin) and
+          O(files[].marker_end); one line holding C({mark}) once.
+        type: str
+        default: "# {mark} ANSIBLE MANAGED BLOCK"
+      marker_begin:
+        description: What replaces C({mark}) in the first marker line.
+        type: str
+        default: BEGIN
+      marker_end:
+        description: What replaces C({mark}) in the last marker line.
+        type: str
+        default: END
+      state:
+        description:
+          - C(present) writes the file (O(files[].content) or O(files[].block)); C(absent) removes it where it
+            exists (a directory is refused), and is a change only where it existed.
+        type: str
+        choices: [present, absent]
+        default: present
       owner:
         description: Owner of the file; left as it is when not given.
         type: str
@@ -98,6 +130,18 @@ EXAMPLES = r"""
         mode: "0644"
   register: slurm_files
 
+- name: Keep the cluster's hosts in a block of /etc/hosts and remove an old drop-in, in the same call
+  gpufleet.cluster.config_files:
+    files:
+      - dest: /etc/hosts
+        block: "10.0.0.1        gpu01\n10.0.0.2        gpu02"
+        marker: "# {mark} gpufleet.cluster: cluster hosts"
+        owner: root
+        group: root
+        mode: "0644"
+      - dest: /etc/systemd/system/chrony.service.d/old.conf
+        state: absent
+
 - name: Reconfigure only when slurm.conf changed
   ansible.builtin.command: scontrol reconfigure
   when: "'/etc/slurm/slurm.conf' in slurm_files.changed_files"
@@ -123,7 +167,10 @@ files:
       description: Whether anything about the file changed.
       type: bool
     content_changed:
-      description: Whether its content changed (a new file counts).
+      description: Whether its content changed (a new file counts, and so does a removed one).
+      type: bool
+    removed:
+      description: Whether O(files[].state=absent) removed it (or would, in check mode).
       type: bool
     created:
       description: Whether the file did not exist before.
@@ -148,6 +195,12 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules
     account,
     mode,
 )
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.marked_blocks import (
+    DEFAULT_MARKER,
+    MarkedBlockError,
+    marker_lines,
+    with_block,
+)
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.final_mode_write import (
     account_id,
     write_with_final_mode,
@@ -160,7 +213,12 @@ ARGUMENT_SPEC = {
         "required": True,
         "options": {
             "dest": {"type": "path", "required": True},
-            "content": {"type": "str", "required": True},
+            "content": {"type": "str"},
+            "block": {"type": "str"},
+            "marker": {"type": "str", "default": DEFAULT_MARKER},
+            "marker_begin": {"type": "str", "default": "BEGIN"},
+            "marker_end": {"type": "str", "default": "END"},
+            "state": {"type": "str", "choices": ["present", "absent"], "default": "present"},
             "owner": {"type": "str"},
             "group": {"type": "str"},
             "mode": {"type": "raw"},
@@ -253,17 +311,49 @@ def backup_file(dest: str, kept: int) -> str:
     return copy
 
 
-def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
-    """Bring one file to its content and attributes; return what changed."""
+def remove_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
+    """Remove one file where it exists (state absent); a change only where it existed."""
     dest = spec["dest"]
+    if os.path.isdir(dest) and not os.path.islink(dest):
+        module.fail_json(msg=f"config_files: cannot remove {dest}: it is a directory (state absent removes files)")
+    existed = os.path.lexists(dest)
+    if existed and module._diff:  # pylint: disable=protected-access
+        try:
+            have = b"" if os.path.islink(dest) else read_current(dest) or b""
+        except (OSError, IOError) as err:
+            module.fail_json(msg=f"config_files: reading {dest} before removing it failed: {to_native(err)}")
+        diffs.append({"before_header": dest, "after_header": f"{dest} (absent)",
+                      "before": "(a secret: its content is not shown)\n" if spec["secret"]
+                      else to_text(have, errors="surrogate_or_replace"), "after": ""})
+    if existed and not module.check_mode:
+        try:
+            os.unlink(dest)
+        except OSError as err:
+            module.fail_json(msg=f"config_files: removing {dest} failed: {to_native(err)}")
+    return {"dest": dest, "changed": existed, "content_changed": existed, "created": False, "backup": None,
+            "removed": existed}
+
+
+def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str, str]]) -> Dict[str, Any]:
+    """Bring one file to its content (or its marked block) and attributes; return what changed."""
+    dest = spec["dest"]
+    if spec["state"] == "absent":
+        return remove_file(module, spec, diffs)
     directory = os.path.dirname(dest)
-    want = to_bytes(spec["content"], errors="surrogate_or_strict")
     if os.path.isdir(dest):
         module.fail_json(msg=f"config_files: cannot write {dest}: it is a directory")
     try:
         have = read_current(dest)
     except (OSError, IOError) as err:
         module.fail_json(msg=f"config_files: reading {dest} to compare it failed: {to_native(err)}")
+    if spec["block"] is not None:
+        try:
+            text = with_block(None if have is None else to_text(have, errors="surrogate_or_strict"), spec["block"],
+                              spec["marker"], spec["marker_begin"], spec["marker_end"])
+        except (MarkedBlockError, UnicodeError) as err:
+            module.fail_json(msg=f"config_files: cannot put the block into {dest}, left as it is: {to_native(err)}")
+        spec = dict(spec, content=text)
+    want = to_bytes(spec["content"], errors="surrogate_or_strict")
     content_changed = have != want
     if content_changed and not os.path.isdir(directory) and not spec["parents"]:
         module.fail_json(msg=f"config_files: cannot write {dest}: its directory {directory} does not exist "
@@ -305,7 +395,7 @@ def sync_file(module: AnsibleModule, spec: Dict[str, Any], diffs: List[Dict[str,
             "after": hidden if spec["secret"] else spec["content"],
         })
     return {"dest": dest, "changed": content_changed or attrs_changed, "content_changed": content_changed,
-            "created": have is None, "backup": backup}
+            "created": have is None, "backup": backup, "removed": False}
 
 
 def check_spec(module: AnsibleModule, index: int, spec: Dict[str, Any]) -> None:
@@ -317,6 +407,18 @@ def check_spec(module: AnsibleModule, index: int, spec: Dict[str, Any]) -> None:
         mode(f"files[{index}].mode", spec["mode"])
     except FileRuleError as err:
         module.fail_json(msg=f"config_files: refusing to write files[{index}]: {err}")
+    given = [name for name in ("content", "block") if spec[name] is not None]
+    if spec["state"] == "absent" and given:
+        module.fail_json(msg=f"config_files: refusing files[{index}] ({spec['dest']}): state absent removes the file, "
+                             f"so it takes no {' or '.join(given)}")
+    if spec["state"] == "present" and len(given) != 1:
+        module.fail_json(msg=f"config_files: refusing files[{index}] ({spec['dest']}): give its content or its block "
+                             f"(one of them), got {' and '.join(given) if given else 'neither'}")
+    if spec["block"] is not None:
+        try:
+            marker_lines(spec["marker"], spec["marker_begin"], spec["marker_end"])
+        except MarkedBlockError as err:
+            module.fail_json(msg=f"config_files: refusing files[{index}] ({spec['dest']}): {err}")
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: node_state
 version_added: 0.1.0
-short_description: Read a node's packages, services, paths and device files in one remote call
+short_description: Read a node's packages, services, paths, files, addresses and OS in one remote call
 description:
   - Reads, and never changes, what a role needs to know about a node before it acts - which of some Debian packages
     are installed (one C(dpkg-query --show)), the state of some systemd units (one C(systemctl show)), the owner,
@@ -24,6 +24,15 @@ description:
     says, for each port, which addresses listen on it and which of those are not loopback, so that a role can prove
     a daemon meant for local clients only is not reachable from the network. A table that cannot be read or is
     not as the kernel prints it fails the module; it is never taken for "nothing listens".
+  - O(os) reads what C(ansible.builtin.setup)'s minimal subset says of the operating system (distribution, its
+    version, major version and codename, the OS family, the architecture, the running kernel and the host name) from
+    the files setup reads, returns it in RV(os) and sets it as facts (C(ansible_facts['distribution']) ...), so that
+    no role needs C(setup). The kernel is always the running one (C(/proc/sys/kernel/osrelease)), never a cached fact.
+  - O(addresses) returns the node's interfaces with their IPv4 and IPv6 addresses (one C(ip -j addr show)), read live.
+  - O(contents) returns the content of small files (at most O(contents_limit) bytes each, such as a table under C(/proc), a
+    setting, a drop-in), in place of a C(slurp) task per file. Never name a file holding a secret there, as its content
+    is in the result and so in the log (use O(secrets)).
+  - O(unit_properties) adds further systemd properties of every unit asked for (one C(systemctl show) still).
 author:
   - gpufleet.cluster contributors (@gpufleet)
 options:
@@ -76,12 +85,69 @@ options:
     type: list
     elements: str
     default: []
+  unit_properties:
+    description:
+      - Further systemd properties (C(ExecStart), C(FragmentPath), C(DropInPaths), C(LimitMEMLOCK), each a capital
+        letter, then letters and digits) returned for every unit of O(units) in C(properties) of each entry of RV(units).
+    type: list
+    elements: str
+    default: []
+  contents:
+    description:
+      - Absolute paths of small files whose content is returned in RV(contents) (symbolic links followed). A file
+        over O(contents_limit) bytes fails the module. Not for files holding a secret (see O(secrets)).
+    type: list
+    elements: path
+    default: []
+  contents_limit:
+    description: The most bytes a file of O(contents) may hold (1 to 1048576).
+    type: int
+    default: 65536
+  blocks:
+    description:
+      - Blocks of lines between two marker lines in files (as C(gpufleet.cluster.config_files) writes them with
+        O(gpufleet.cluster.config_files#module:files[].block)), each returned in RV(blocks) as the SHA-256 of its
+        lines, so that a caller can tell whether the block it would write is there without the file's content
+        reaching the controller.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Absolute path of the file (each path once).
+        type: path
+        required: true
+      marker:
+        description: The marker lines, C({mark}) replaced by O(blocks[].marker_begin) and O(blocks[].marker_end).
+        type: str
+        default: "# {mark} ANSIBLE MANAGED BLOCK"
+      marker_begin:
+        description: What replaces C({mark}) in the first marker line.
+        type: str
+        default: BEGIN
+      marker_end:
+        description: What replaces C({mark}) in the last marker line.
+        type: str
+        default: END
+  os:
+    description:
+      - Read the operating system's facts (RV(os)) and set them as facts (RV(ansible_facts)), as C(setup) names them.
+    type: bool
+    default: false
+  addresses:
+    description: Read the node's interfaces and their addresses (RV(interfaces)) with C(ip -j addr show).
+    type: bool
+    default: false
 attributes:
+  facts:
+    support: full
+    description: With O(os), sets the operating system's facts as C(setup) names them (RV(ansible_facts)).
   platform:
     description:
       - Debian and Ubuntu (C(dpkg-query)) with systemd (C(systemctl)); each is run only when asked for.
         O(listen_ports) reads Linux's C(/proc/net/tcp) and C(/proc/net/tcp6) (the latter may be absent where the
-        kernel has no IPv6, and then nothing listens on IPv6).
+        kernel has no IPv6, and then nothing listens on IPv6). O(os) reads C(/etc/os-release), C(/etc/debian_version)
+        and C(/proc/sys/kernel/osrelease); O(addresses) runs iproute2's C(ip).
 extends_documentation_fragment:
   - gpufleet.cluster.attributes.info_module
 """
@@ -109,6 +175,15 @@ EXAMPLES = r"""
         sha256: "{{ lookup('ansible.builtin.template', 'slurmdbd.conf.j2') | hash('sha256') }}"
     listen_ports: [3306]
   register: dbd
+
+- name: Read the OS (as setup would, setting ansible_facts), the addresses and the limits of a login
+  gpufleet.cluster.node_state:
+    os: true
+    addresses: true
+    contents: [/proc/self/limits]
+    units: [chrony]
+    unit_properties: [FragmentPath]
+  register: node
 
 - name: Refuse a MariaDB reachable from the network
   ansible.builtin.assert:
@@ -141,6 +216,10 @@ units:
     enabled:
       description: UnitFileState (C(enabled), C(disabled), C(static), C(masked) ...; empty when there is no unit file).
       type: str
+    properties:
+      description: Each property of O(unit_properties) by name (empty when the unit has none); only when asked for.
+      type: dict
+      sample: {FragmentPath: /lib/systemd/system/chrony.service}
 paths:
   description: One entry per path asked for.
   returned: always
@@ -200,6 +279,76 @@ globs:
   returned: always
   type: dict
   sample: {"/dev/nvidia[0-9]*": [/dev/nvidia0, /dev/nvidia1]}
+contents:
+  description: One entry per file of O(contents).
+  returned: always
+  type: dict
+  sample: {/proc/sys/kernel/osrelease: {exists: true, size: 15, encoding: text, content: "6.1.0-31-amd64\n"}}
+  contains:
+    exists:
+      description: Whether the file exists.
+      type: bool
+    size:
+      description: How many bytes it holds; absent when it does not exist.
+      type: int
+    encoding:
+      description: C(text) when the content is UTF-8, else C(base64); absent when it does not exist.
+      type: str
+    content:
+      description: The content, as C(encoding) says; absent when it does not exist.
+      type: str
+blocks:
+  description: One entry per file of O(blocks), by path.
+  returned: always
+  type: dict
+  sample: {/etc/hosts: {exists: true, found: true, sha256: 0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8}}
+  contains:
+    exists:
+      description: Whether the file exists.
+      type: bool
+    found:
+      description: Whether it holds the block (one begin marker line, then one end marker line).
+      type: bool
+    sha256:
+      description:
+        - SHA-256 of the block's lines joined by newlines, with no newline after the last (what was given as
+          O(gpufleet.cluster.config_files#module:files[].block) to C(config_files), less one last newline); only when C(found).
+      type: str
+os:
+  description: The operating system's facts, as C(setup) names them; empty unless O(os).
+  returned: always
+  type: dict
+  sample: {distribution: Debian, distribution_version: "12.11", distribution_major_version: "12",
+           distribution_release: bookworm, os_family: Debian, architecture: x86_64, kernel: 6.1.0-31-amd64,
+           hostname: gpu01}
+ansible_facts:
+  description: RV(os) as facts (C(ansible_facts['distribution']) ...); only with O(os).
+  returned: when O(os) is true
+  type: dict
+interfaces:
+  description: The node's interfaces by name; empty unless O(addresses).
+  returned: always
+  type: dict
+  sample: {eth0: {state: UP, mtu: 1500, mac: "52:54:00:12:34:56", ipv4: [{address: 10.0.0.1, prefix: 24, scope: global}],
+                  ipv6: []}}
+  contains:
+    state:
+      description: The interface's operstate (C(UP), C(DOWN), C(UNKNOWN) ...).
+      type: str
+    mtu:
+      description: Its MTU.
+      type: int
+    mac:
+      description: Its link-layer address (empty for none).
+      type: str
+    ipv4:
+      description: Its IPv4 addresses, each with C(address), C(prefix) (length) and C(scope), in the order ip prints.
+      type: list
+      elements: dict
+    ipv6:
+      description: Its IPv6 addresses, as C(ipv4).
+      type: list
+      elements: dict
 """
 
 import glob
@@ -210,7 +359,7 @@ import os
 import pwd
 import re
 import stat
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
@@ -219,6 +368,17 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.apt.dpkg_status i
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.file_rules import FileRuleError, absolute_path
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.tcp_listeners import (
     TcpListenerError, listeners_on, parse_proc_net_tcp,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.marked_blocks import (
+    DEFAULT_MARKER, MarkedBlockError, block_of, marker_lines,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.addresses import AddressError, parse_ip_addr_json
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.contents import ContentError, read_content
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.os_release import (
+    OsReleaseError, os_facts, parse_os_release,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.units import (
+    PROPERTY_RE, STATE_PROPERTIES, UnitStateError, parse_units as _parse_units,
 )
 
 ARGUMENT_SPEC = {
@@ -232,7 +392,20 @@ ARGUMENT_SPEC = {
     }},
     "listen_ports": {"type": "list", "elements": "int", "default": []},
     "globs": {"type": "list", "elements": "str", "default": []},
+    "unit_properties": {"type": "list", "elements": "str", "default": []},
+    "contents": {"type": "list", "elements": "path", "default": []},
+    "contents_limit": {"type": "int", "default": 65536},
+    "blocks": {"type": "list", "elements": "dict", "default": [], "options": {
+        "path": {"type": "path", "required": True},
+        "marker": {"type": "str", "default": DEFAULT_MARKER},
+        "marker_begin": {"type": "str", "default": "BEGIN"},
+        "marker_end": {"type": "str", "default": "END"},
+    }},
+    "os": {"type": "bool", "default": False},
+    "addresses": {"type": "bool", "default": False},
 }
+_CONTENTS_MAX = 1 << 20
+_OS_FILES = ("/etc/os-release", "/usr/lib/os-release")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 _PROC_NET_TCP = (("/proc/net/tcp", 4), ("/proc/net/tcp6", 6))
 
@@ -245,7 +418,7 @@ _GLOB_RE = re.compile(r"(?:/(?!\.{1,2}(?:/|\Z))[A-Za-z0-9_.+@:~*?\[\]!-]+)+")
 _GLOB_ALLOWED = ("an absolute pattern of letters, digits, '_', '.', '+', '@', ':', '~', '-' and the wildcards '*', '?' "
                  "and '[...]', with no '.' or '..' part")
 _DPKG_FORMAT = "${Package} ${db:Status-Status} ${Version}\n"
-_UNIT_PROPERTIES = ("LoadState", "ActiveState", "SubState", "UnitFileState")
+_UNIT_PROPERTIES = STATE_PROPERTIES
 
 
 class NodeStateError(ValueError):
@@ -277,24 +450,32 @@ def check_arguments(params: Dict[str, Any]) -> None:
     for index, port in enumerate(params.get("listen_ports") or []):
         if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
             raise NodeStateError("listen_ports[%d]: %r is not allowed; expected a TCP port 1-65535" % (index, port))
+    for index, name in enumerate(params.get("unit_properties") or []):
+        _checked("unit_properties[%d]" % index, name, PROPERTY_RE,
+                 "a systemd property name: a capital letter, then letters and digits")
+    for index, path in enumerate(params.get("contents") or []):
+        absolute_path("contents[%d]" % index, path, NodeStateError)
+    seen = set()
+    for index, entry in enumerate(params.get("blocks") or []):
+        absolute_path("blocks[%d].path" % index, entry["path"], NodeStateError)
+        if entry["path"] in seen:
+            raise NodeStateError("blocks[%d]: %s is listed twice; one block per file" % (index, entry["path"]))
+        seen.add(entry["path"])
+        try:
+            marker_lines(entry["marker"], entry["marker_begin"], entry["marker_end"])
+        except MarkedBlockError as err:
+            raise NodeStateError("blocks[%d]: %s" % (index, err)) from None
+    limit = params.get("contents_limit", 65536)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= _CONTENTS_MAX:
+        raise NodeStateError("contents_limit: %r is not allowed; expected 1 to %d bytes" % (limit, _CONTENTS_MAX))
 
 
-def parse_units(names: List[str], output: str) -> Dict[str, Dict[str, str]]:
-    """`systemctl show --property=... -- NAME...` prints one block of KEY=VALUE lines per unit, in the order asked,
-    blocks separated by an empty line. Map each asked name to its load, active, sub and enabled states."""
-    blocks = [block for block in re.split(r"\n\s*\n", output.strip("\n")) if block.strip()] if output.strip() else []
-    if len(blocks) != len(names):
-        raise NodeStateError("systemctl show printed %d blocks of properties for %d units (%s): %r"
-                             % (len(blocks), len(names), ", ".join(names), output[:500]))
-    units = {}
-    for name, block in zip(names, blocks):
-        props = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
-        missing = [key for key in _UNIT_PROPERTIES if key not in props]
-        if missing:
-            raise NodeStateError("systemctl show printed no %s for %s: %r" % (", ".join(missing), name, block))
-        units[name] = {"load": props["LoadState"], "active": props["ActiveState"], "sub": props["SubState"],
-                       "enabled": props["UnitFileState"]}
-    return units
+def parse_units(names: List[str], output: str, extra: Optional[List[str]] = None) -> Dict[str, Dict[str, Any]]:
+    """`systemctl show --property=... -- NAME...`, each asked name to its states (node.units.parse_units)."""
+    try:
+        return _parse_units(names, output, extra or ())
+    except UnitStateError as err:
+        raise NodeStateError(str(err)) from None
 
 
 def _sha256_of(path: str) -> str:
@@ -349,17 +530,18 @@ def read_packages(module: AnsibleModule, names: List[str]) -> Dict[str, str]:
     return {name: versions[name] for name in names if name in versions}
 
 
-def read_units(module: AnsibleModule, names: List[str]) -> Dict[str, Dict[str, str]]:
+def read_units(module: AnsibleModule, names: List[str], extra: List[str]) -> Dict[str, Dict[str, Any]]:
     if not names:
         return {}
-    argv = [module.get_bin_path("systemctl", required=True), "show", "--property=" + ",".join(_UNIT_PROPERTIES),
+    wanted = list(_UNIT_PROPERTIES) + [name for name in extra if name not in _UNIT_PROPERTIES]
+    argv = [module.get_bin_path("systemctl", required=True), "show", "--property=" + ",".join(wanted),
             "--", *names]
     rc, out, err = module.run_command(argv)
     if rc != 0:
         module.fail_json(msg="node_state: systemctl show %s failed (exit %d): %s"
                              % (" ".join(names), rc, (err or out).strip()))
     try:
-        return parse_units(names, out)
+        return parse_units(names, out, extra)
     except NodeStateError as err:
         module.fail_json(msg="node_state: %s" % err)
     return {}  # not reached: fail_json exits
@@ -389,6 +571,66 @@ def read_listeners(module: AnsibleModule, ports: List[int]) -> Dict[str, Dict[st
     return listeners_on(found, ports)
 
 
+def _read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def read_os(module: AnsibleModule) -> Dict[str, str]:
+    """The OS facts (node.os_release) from the files setup reads; a file that cannot be read fails the module."""
+    try:
+        release_text = next((text for text in map(_read_text, _OS_FILES) if text is not None), None)
+        if release_text is None:
+            module.fail_json(msg="node_state: neither %s exists: cannot tell the operating system" % " nor ".join(_OS_FILES))
+        kernel = _read_text("/proc/sys/kernel/osrelease")
+        if kernel is None:
+            module.fail_json(msg="node_state: /proc/sys/kernel/osrelease does not exist: cannot tell the running kernel")
+        return os_facts(parse_os_release(release_text), _read_text("/etc/debian_version"), kernel,
+                        os.uname().machine, os.uname().nodename)
+    except (OSError, UnicodeDecodeError) as err:
+        module.fail_json(msg="node_state: reading the operating system's release failed: %s" % to_native(err))
+    except OsReleaseError as err:
+        module.fail_json(msg="node_state: %s" % err)
+    return {}  # not reached: fail_json exits
+
+
+def read_interfaces(module: AnsibleModule) -> Dict[str, Dict[str, Any]]:
+    argv = [module.get_bin_path("ip", required=True), "-j", "addr", "show"]
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg="node_state: ip -j addr show failed (exit %d): %s" % (rc, (err or out).strip()))
+    try:
+        return parse_ip_addr_json(out)
+    except AddressError as err:
+        module.fail_json(msg="node_state: %s" % err)
+    return {}  # not reached: fail_json exits
+
+
+def block_state(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """Whether the file holds the marked block, and the SHA-256 of its lines."""
+    text = _read_text(entry["path"])
+    found = block_of(text, entry["marker"], entry["marker_begin"], entry["marker_end"])
+    state: Dict[str, Any] = {"exists": text is not None, "found": found is not None}
+    if found is not None:
+        state["sha256"] = hashlib.sha256(found.encode("utf-8")).hexdigest()
+    return state
+
+
+def read_contents(module: AnsibleModule, paths: List[str], limit: int) -> Dict[str, Dict[str, Any]]:
+    contents = {}
+    for path in paths:
+        try:
+            contents[path] = read_content(path, limit)
+        except ContentError as err:
+            module.fail_json(msg="node_state: %s" % err)
+        except OSError as err:
+            module.fail_json(msg="node_state: reading %s failed: %s" % (path, to_native(err)))
+    return contents
+
+
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     try:
@@ -396,7 +638,7 @@ def main() -> None:
     except (NodeStateError, FileRuleError) as err:
         module.fail_json(msg="node_state: refusing to read: %s" % err)
     packages = read_packages(module, module.params["packages"])
-    units = read_units(module, module.params["units"])
+    units = read_units(module, module.params["units"], module.params["unit_properties"])
     try:
         paths = {path: path_state(path) for path in module.params["paths"]}
     except OSError as err:
@@ -409,8 +651,17 @@ def main() -> None:
                              % (", ".join(entry["path"] for entry in module.params["secrets"]), to_native(err)))
     listeners = read_listeners(module, module.params["listen_ports"])
     globs = {pattern: sorted(glob.glob(pattern)) for pattern in module.params["globs"]}
+    contents = read_contents(module, module.params["contents"], module.params["contents_limit"])
+    try:
+        blocks = {entry["path"]: block_state(entry) for entry in module.params["blocks"]}
+    except (OSError, UnicodeDecodeError) as err:
+        module.fail_json(msg="node_state: reading the blocks of %s failed: %s"
+                             % (", ".join(entry["path"] for entry in module.params["blocks"]), to_native(err)))
+    os_state = read_os(module) if module.params["os"] else {}
+    interfaces = read_interfaces(module) if module.params["addresses"] else {}
+    extra = {"ansible_facts": dict(os_state)} if module.params["os"] else {}
     module.exit_json(changed=False, packages=packages, units=units, paths=paths, secrets=secrets,
-                     listeners=listeners, globs=globs)
+                     listeners=listeners, globs=globs, contents=contents, blocks=blocks, os=os_state, interfaces=interfaces, **extra)
 
 
 if __name__ == "__main__":

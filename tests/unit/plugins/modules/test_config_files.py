@@ -298,3 +298,94 @@ def test_backups_kept_below_one_is_refused_before_writing(run_main, tmp_path):
     dest.write_text("old\n")
     result = run_main(module, {"files": [spec(dest, "new\n")], "backup": True, "backups_kept": 0})
     assert result["failed"] is True and "backups_kept is 0" in result["msg"] and dest.read_text() == "old\n"
+
+
+MARKER = "# {mark} gpufleet.cluster: cluster hosts"
+HOSTS_BEFORE = ("127.0.0.1\tlocalhost\n# BEGIN gpufleet.cluster: cluster hosts\n10.0.0.8        gpu08\n"
+                "# END gpufleet.cluster: cluster hosts\n192.0.2.5       printer\n")
+
+
+def block_spec(path, block, **extra):
+    return dict({"dest": str(path), "block": block, "marker": MARKER, "owner": ME, "group": MY_GROUP, "mode": "0644"},
+                **extra)
+
+
+def test_a_block_replaces_its_lines_only_then_changes_nothing(run_main, tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text(HOSTS_BEFORE)
+    os.chmod(hosts, 0o644)
+    task = {"files": [block_spec(hosts, "10.0.0.1        gpu01\n10.0.0.2        gpu02")], "_ansible_diff": True}
+    first = run_main(module, task)
+    assert first["changed_files"] == [str(hosts)] and first["files"][0]["content_changed"] is True
+    assert hosts.read_text() == ("127.0.0.1\tlocalhost\n# BEGIN gpufleet.cluster: cluster hosts\n10.0.0.1        gpu01\n"
+                                 "10.0.0.2        gpu02\n# END gpufleet.cluster: cluster hosts\n192.0.2.5       printer\n")
+    assert first["diff"][0]["before"] == HOSTS_BEFORE and "gpu02" in first["diff"][0]["after"]
+    second = run_main(module, task)
+    assert second["changed"] is False and second["diff"] == []
+
+
+def test_a_block_in_check_mode_is_reported_with_its_diff_and_not_written(run_main, tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text(HOSTS_BEFORE)
+    result = run_main(module, {"files": [block_spec(hosts, "10.0.0.1        gpu01")], "_ansible_check_mode": True,
+                               "_ansible_diff": True})
+    assert result["changed_files"] == [str(hosts)] and hosts.read_text() == HOSTS_BEFORE
+    assert "10.0.0.1        gpu01\n# END" in result["diff"][0]["after"]
+
+
+def test_a_block_creates_a_missing_file_and_an_empty_block_removes_it_again(run_main, tmp_path):
+    target = tmp_path / "new"
+    made = run_main(module, {"files": [block_spec(target, "x=1")]})
+    assert made["files"][0]["created"] is True
+    assert target.read_text() == "# BEGIN gpufleet.cluster: cluster hosts\nx=1\n# END gpufleet.cluster: cluster hosts\n"
+    emptied = run_main(module, {"files": [block_spec(target, "")]})
+    assert emptied["changed"] is True and target.read_text() == ""
+
+
+def test_a_file_whose_markers_do_not_pair_up_is_left_as_it_is(run_main, tmp_path):
+    hosts = tmp_path / "hosts"
+    broken = "# BEGIN gpufleet.cluster: cluster hosts\n10.0.0.1 gpu01\n"
+    hosts.write_text(broken)
+    result = run_main(module, {"files": [block_spec(hosts, "x")]})
+    assert result["failed"] is True and "markers do not pair up" in result["msg"] and str(hosts) in result["msg"]
+    assert hosts.read_text() == broken
+
+
+def test_absent_removes_a_file_and_is_a_change_only_where_it_existed(run_main, tmp_path):
+    gone = tmp_path / "old.conf"
+    gone.write_text("old\n")
+    task = {"files": [{"dest": str(gone), "state": "absent"}, spec(tmp_path / "kept.conf", "k\n")],
+            "_ansible_diff": True}
+    checked = run_main(module, dict(task, _ansible_check_mode=True))
+    assert checked["changed_files"] == [str(gone), str(tmp_path / "kept.conf")] and gone.exists()
+    first = run_main(module, task)
+    assert not gone.exists() and first["files"][0]["removed"] is True
+    assert first["diff"][0] == {"before_header": str(gone), "after_header": f"{gone} (absent)", "before": "old\n",
+                                "after": ""}
+    second = run_main(module, task)
+    assert second["changed"] is False and second["files"][0]["removed"] is False
+
+
+def test_a_secret_removed_shows_no_content(run_main, tmp_path):
+    gone = tmp_path / "key"
+    gone.write_text("s3cret\n")
+    result = run_main(module, {"files": [{"dest": str(gone), "state": "absent", "secret": True}],
+                               "_ansible_diff": True})
+    assert "s3cret" not in str(result) and not gone.exists()
+
+
+@pytest.mark.parametrize("entry, said", [
+    ({"state": "absent", "content": "x"}, "state absent removes the file, so it takes no content"),
+    ({"content": "x", "block": "y"}, "give its content or its block (one of them), got content and block"),
+    ({}, "got neither"),
+    ({"block": "y", "marker": "# no mark"}, "marker must hold {mark} once"),
+])
+def test_an_entry_that_is_neither_a_file_a_block_nor_a_removal_is_refused(run_main, tmp_path, entry, said):
+    result = run_main(module, {"files": [dict({"dest": str(tmp_path / "f")}, **entry)]})
+    assert result["failed"] is True and said in result["msg"] and "files[0]" in result["msg"]
+    assert not (tmp_path / "f").exists()
+
+
+def test_absent_refuses_a_directory(run_main, tmp_path):
+    result = run_main(module, {"files": [{"dest": str(tmp_path), "state": "absent"}]})
+    assert result["failed"] is True and "it is a directory" in result["msg"] and tmp_path.is_dir()

@@ -289,3 +289,74 @@ def test_a_port_outside_1_65535_is_refused(run_main, commands, port):
     assert result["failed"] is True
     assert result["msg"] == "node_state: refusing to read: listen_ports[1]: %r is not allowed; expected a TCP port " \
                             "1-65535" % port
+
+
+def test_os_read_as_setup_names_it_and_set_as_facts(run_main, commands):
+    result = run_main(module, {"os": True})
+    facts = result["ansible_facts"]
+    assert facts == result["os"]
+    with open("/proc/sys/kernel/osrelease", encoding="ascii") as handle:
+        assert facts["kernel"] == handle.read().strip()
+    assert facts["architecture"] == os.uname().machine and facts["distribution"]
+    assert commands.calls == []  # files only, no program
+
+
+def test_no_os_no_facts(run_main, commands):
+    result = run_main(module, {})
+    assert result["os"] == {} and "ansible_facts" not in result and result["interfaces"] == {}
+
+
+def test_addresses_from_ip(run_main, commands):
+    commands.answers["ip"] = (0, recorded("node", "ip-j-addr.debian12.json"), "")
+    result = run_main(module, {"addresses": True})
+    assert commands.calls == [["/usr/bin/ip", "-j", "addr", "show"]]
+    assert result["interfaces"]["eth0"]["ipv4"] == [{"address": "192.0.2.2", "prefix": 24, "scope": "global"}]
+    commands.answers["ip"] = (1, "", "Cannot open netlink socket")
+    failed = run_main(module, {"addresses": True})
+    assert failed["failed"] is True and "ip -j addr show failed (exit 1): Cannot open netlink socket" in failed["msg"]
+
+
+def test_contents_of_small_files_and_a_large_one_fails(run_main, commands, tmp_path):
+    (tmp_path / "small").write_text("DAEMON_OPTS=\"-F 1\"\n")
+    (tmp_path / "large").write_bytes(b"x" * 100)
+    result = run_main(module, {"contents": [str(tmp_path / "small"), str(tmp_path / "none")], "contents_limit": 50})
+    assert result["contents"] == {str(tmp_path / "small"): {"exists": True, "size": 19, "encoding": "text",
+                                                            "content": "DAEMON_OPTS=\"-F 1\"\n"},
+                                  str(tmp_path / "none"): {"exists": False}}
+    failed = run_main(module, {"contents": [str(tmp_path / "large")], "contents_limit": 50})
+    assert failed["failed"] is True and "holds more than 50 bytes" in failed["msg"]
+
+
+def test_unit_properties_asked_in_the_same_systemctl_call(run_main, commands):
+    commands.answers["systemctl"] = (0, "LoadState=loaded\nActiveState=active\nSubState=running\n"
+                                        "UnitFileState=enabled\nFragmentPath=/lib/systemd/system/chrony.service\n", "")
+    result = run_main(module, {"units": ["chrony"], "unit_properties": ["FragmentPath"]})
+    assert commands.calls == [["/usr/bin/systemctl", "show",
+                               "--property=LoadState,ActiveState,SubState,UnitFileState,FragmentPath", "--", "chrony"]]
+    assert result["units"]["chrony"]["properties"] == {"FragmentPath": "/lib/systemd/system/chrony.service"}
+
+
+def test_blocks_say_whether_the_block_is_there_and_its_hash(run_main, commands, tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text("127.0.0.1 localhost\n# BEGIN c\n10.0.0.1 gpu01\n10.0.0.2 gpu02\n# END c\n")
+    (tmp_path / "plain").write_text("no markers\n")
+    result = run_main(module, {"blocks": [{"path": str(hosts), "marker": "# {mark} c"},
+                                          {"path": str(tmp_path / "plain"), "marker": "# {mark} c"},
+                                          {"path": str(tmp_path / "none")}]})
+    assert result["blocks"] == {
+        str(hosts): {"exists": True, "found": True, "sha256": _sha256("10.0.0.1 gpu01\n10.0.0.2 gpu02")},
+        str(tmp_path / "plain"): {"exists": True, "found": False},
+        str(tmp_path / "none"): {"exists": False, "found": False}}
+
+
+@pytest.mark.parametrize("args, said", [
+    ({"unit_properties": ["exec-start"]}, "unit_properties[0]: 'exec-start' is not allowed"),
+    ({"contents": ["relative"]}, "contents[0]"),
+    ({"contents_limit": 0}, "contents_limit: 0 is not allowed"),
+    ({"contents_limit": 2 << 20}, "expected 1 to 1048576 bytes"),
+    ({"blocks": [{"path": "/etc/hosts"}, {"path": "/etc/hosts"}]}, "blocks[1]: /etc/hosts is listed twice"),
+    ({"blocks": [{"path": "/etc/hosts", "marker": "# none"}]}, "blocks[0]: marker must hold {mark} once"),
+])
+def test_new_arguments_are_refused_before_anything_is_read(run_main, commands, args, said):
+    result = run_main(module, args)
+    assert result["failed"] is True and said in result["msg"] and commands.calls == []
