@@ -5,11 +5,12 @@
 """Run a playbook against the lab the way AWX runs a job: through ansible-runner, in a private data directory.
 
     awx_runner.py --inventory DIR --playbook playbooks/site.yml --log FILE [--extravars JSON]
-                  [--hosts h1,h2] [--expect-refusal TEXT] [--cost FILE]
+                  [--hosts h1,h2] [--expect-refusal TEXT] [--cost FILE] [--project CHECKOUT]
 
 Like AWX it lays out, under .build/runner/<ident>/:
-  project/          the project as a checkout has it (the repository's tracked and untracked, not ignored files;
-                    AWX syncs the project from git), so the project's own ansible.cfg applies, as it does in AWX
+  project/          the project as a checkout has it (this one, or --project's git work tree: the tracked and
+                    untracked, not ignored files; AWX syncs the project from git), so the project's own
+                    ansible.cfg applies, as it does in AWX
   inventory/        the inventory, materialised (hosts.yml and its group_vars); --hosts keeps only those hosts, as
                     one slice of an AWX sliced job holds only its share of the inventory
   env/extravars     AWX's job variables (awx_job_id, awx_job_template_name, ...) and the survey answers
@@ -41,11 +42,11 @@ AWX_VARS = {"awx_job_id": 4242, "awx_job_launch_type": "manual", "awx_job_templa
             "awx_job_template_name": "gpufleet site (converge)", "awx_user_name": "e2e"}
 
 
-def copy_project(dest: str) -> None:
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+def copy_project(dest: str, project: str = ROOT) -> None:
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=project,
                            check=True, capture_output=True, text=True).stdout.split("\0")
     for rel in filter(None, files):
-        src = os.path.join(ROOT, rel)
+        src = os.path.join(project, rel)
         if not os.path.lexists(src):  # deleted in the working tree, not yet in git
             continue
         target = os.path.join(dest, rel)
@@ -85,13 +86,14 @@ def main() -> int:
     parser.add_argument("--hosts", default="")
     parser.add_argument("--expect-refusal", default="")
     parser.add_argument("--cost", default="")
+    parser.add_argument("--project", default=ROOT)
     args = parser.parse_args()
 
     base = os.path.join(ROOT, ".build", "runner", args.ident)
     shutil.rmtree(base, ignore_errors=True)
     for sub in ("project", "inventory", "env"):
         os.makedirs(os.path.join(base, sub))
-    copy_project(os.path.join(base, "project"))
+    copy_project(os.path.join(base, "project"), os.path.abspath(args.project))
     materialise_inventory(args.inventory, os.path.join(base, "inventory"), [h for h in args.hosts.split(",") if h])
     extravars = dict(AWX_VARS, **json.loads(args.extravars))
     with open(os.path.join(base, "env", "extravars"), "w", encoding="utf-8") as fh:
