@@ -101,12 +101,14 @@ def message_parts(refusal: dict, name: str = "") -> list:
             continue
         problem = re.split(r"\)\]", template[start.end():])[0]
         pieces, last = [], 0
-        for literal in re.finditer(r"'((?:[^'\\]|\\.)*)'", problem):
+        # Jinja's single- or double-quoted literals (a text holding an apostrophe is written in double quotes)
+        for literal in re.finditer(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"", problem):
             if re.search(r"\w[\[(]\s*$", problem[:literal.start()]):
                 continue  # a subscript (hv['x']) or a filter's argument (join(', ')), not message text
             if re.sub(r"[\s~()]", "", problem[last:literal.start()]):
                 pieces.append("<...>")
-            pieces.append(literal.group(1).replace("\\'", "'"))  # a quote escaped in the literal
+            text = literal.group(1) if literal.group(1) is not None else literal.group(2)
+            pieces.append(text.replace("\\'", "'"))  # a quote escaped in the literal
             last = literal.end()
         text = " ".join("".join(pieces).split())
         if len(text) > 40:

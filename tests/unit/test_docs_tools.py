@@ -73,6 +73,20 @@ def test_messages_are_simplified():
     assert troubleshooting.simplify("{{ __demo_unit }} {% if x %}y{% endif %}", "demo") == "<unit> y"
 
 
+def test_a_problem_list_shows_each_problem_with_single_and_double_quoted_literals():
+    """A message that joins a list of problems: each problem's literals in order, an apostrophe's double-quoted
+    literal included, filter arguments and expressions left out."""
+    refusal = {"message": "{{ __demo_problems | join(' ') }}", "vars": {"__demo_problems": (
+        "{{ ([(inventory_hostname ~ ': the stacks replace' ~ \" each other's libraries: remove \" ~ __demo_purge"
+        " ~ ' first, or set demo_switch: true to let apt replace it.')] if x else [])"
+        " + ([('demo_port (' ~ (demo_port | join(', ')) ~ ') must be a port number from 1 to 65535.')] if y else []) }}")}}
+    assert troubleshooting.message_parts(refusal) == [
+        "<...>: the stacks replace each other's libraries: remove <...> first, or set demo_switch: true to let apt"
+        " replace it.",
+        "demo_port (<...>) must be a port number from 1 to 65535.",
+    ]
+
+
 def test_every_refusal_needs_an_explanation_and_every_explanation_a_refusal(tree):
     found = troubleshooting.refusals(tree)
     explanations = {"roles": {"demo": {
