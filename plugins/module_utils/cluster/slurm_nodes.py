@@ -26,6 +26,8 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.slurm.topology im
 LAYOUT_VARS = ("slurm_gpu_count", "slurm_node_cpus", "slurm_node_sockets", "slurm_node_cores_per_socket",
                "slurm_node_threads_per_core", "slurm_node_real_memory_mib", "slurm_node_features", "slurm_gpu_type",
                "slurm_gpu_numa", "slurm_gres_autodetect", "slurm_numa_cores")
+#: gres.conf's GPU indexes are 0..65535 (slurm/conf/nodes.py): a node's explicit GPU list is no longer.
+MAX_GPUS = 0x10000
 _KEYS = ("controllers", "computes", "defaults", "partitions", "release", "topology")
 
 
@@ -58,12 +60,15 @@ def _numa_node(numa: Any, index: int) -> Any:
     return None
 
 
-def _layout(variables: Mapping[str, Any], defaults: Mapping[str, Any], gpus: int) -> Dict[str, Any]:
+def _layout(host: str, variables: Mapping[str, Any], defaults: Mapping[str, Any], gpus: int) -> Dict[str, Any]:
     entry: Dict[str, Any] = {"type": lookup(variables, "slurm_gpu_type", defaults)}
     auto = lookup(variables, "slurm_gres_autodetect", defaults)
     if auto:
         entry.update({"autodetect": auto, "count": gpus})
         return entry
+    if gpus > MAX_GPUS:
+        raise ClusterDescriptionError("slurm_gpu_count of %s is %d: gres.conf numbers a node's GPUs 0..%d"
+                                      % (host, gpus, MAX_GPUS - 1))
     numa = lookup(variables, "slurm_gpu_numa", defaults)
     entry["gpus"] = [{"index": index, "numa_node": _numa_node(numa, index)} for index in range(gpus)]
     cores = lookup(variables, "slurm_numa_cores", defaults)
@@ -80,7 +85,7 @@ def gres_entries(hosts: HostVars, computes: List[str], defaults: Mapping[str, An
         variables = hosts[host]
         gpus = jinja_int(lookup(variables, "slurm_gpu_count", defaults))
         if gpus > 0:
-            layouts.setdefault(json.dumps(_layout(variables, defaults, gpus)), []).append(host)
+            layouts.setdefault(json.dumps(_layout(host, variables, defaults, gpus), default=repr), []).append(host)
     return [dict(json.loads(key), nodes=layouts[key]) for key in sorted(layouts, key=str.lower)]
 
 
