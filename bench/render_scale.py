@@ -81,7 +81,10 @@ def _task(loader: Any, root: str, role: str, path: str, name: str) -> Any:
 
 def _role_vars(loader: Any, root: str, role: str) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     base = os.path.join(root, "roles", role)
-    load = lambda part: loader.load_from_file(os.path.join(base, part, "main.yml"), trusted_as_template=True) or {}
+
+    def load(part: str) -> Dict[str, Any]:
+        return loader.load_from_file(os.path.join(base, part, "main.yml"), trusted_as_template=True) or {}
+
     return load("defaults"), load("vars")
 
 
@@ -91,8 +94,8 @@ def _templates(task: Any) -> Tuple[Dict[str, Any], List[Any]]:
     if args is not None:
         return task.get("vars", {}) or {}, [("set_fact", args)]
     that = task["ansible.builtin.assert"]["that"]
-    return task.get("vars", {}) or {}, [("assert", "{{ %s }}" % item) for item in ([that] if isinstance(that, str)
-                                                                                    else that)]
+    conditions = [that] if isinstance(that, str) else that
+    return task.get("vars", {}) or {}, [("assert", "{{ %s }}" % item) for item in conditions]
 
 
 def measure(root: str, size: int, sample: int, inv_path: str) -> Dict[str, float]:
@@ -151,12 +154,13 @@ def measure(root: str, size: int, sample: int, inv_path: str) -> Dict[str, float
                 else:
                     per_host += spent
         out[role] = per_host / max(len(hosts), 1) + once / len(inv.get_groups_dict()[group])
-    out["total"] = sum(out.values())
+        out[role + " (run_once share)"] = once / len(inv.get_groups_dict()[group])
+    out["total"] = sum(out[role] for role in TASKS)
     return out
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--before", required=True, help="checkout of the commit before (a git worktree)")
     parser.add_argument("--after", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     parser.add_argument("--sizes", default="256,2048")
@@ -176,7 +180,7 @@ def main() -> int:
             with open(inv_path, "w", encoding="utf-8") as handle:
                 yaml.safe_dump(inventory(size), handle)
             for label, root in (("before", os.path.abspath(args.before)), ("after", after)):
-                rounds = [measure(root, size, args.sample, inv_path) for _ in range(args.repeat)]
+                rounds = [measure(root, size, args.sample, inv_path) for _round in range(args.repeat)]
                 results.setdefault(str(size), {})[label] = {key: min(r[key] for r in rounds) for key in rounds[0]}
                 print("%5d hosts %-6s %s" % (size, label, "  ".join(
                     "%s %.1f ms" % (key, value * 1000) for key, value in results[str(size)][label].items())),
