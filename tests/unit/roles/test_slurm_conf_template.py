@@ -35,7 +35,7 @@ def render(topology, version="24.11"):
         "slurm_cluster_name": "h100",
         "__slurm_release": version,
         "__slurm_controllers": ["head"],
-        "hostvars": {"head": {"gpufleet_ip": "10.0.1.1"}},
+        "__slurm_description": {"addresses": {"head": "10.0.1.1"}},  # the cluster description (issue 29)
         "slurm_state_save_location": "/var/lib/slurm/slurmctld",
         "__slurm_spool_dir": "/var/lib/slurm/slurmd",
         "__slurm_log_dir": "/var/log/slurm",
@@ -61,3 +61,4 @@ def test_no_topology_no_plugin():
     lines = render(None)
     assert not [line for line in lines if line.lower().startswith("topologyplugin")]
     assert "SelectType=select/cons_tres" in lines and lines[-1] == "Include /etc/slurm/nodes.conf"
+    assert "SlurmctldHost=head(10.0.1.1)" in lines
