@@ -34,6 +34,12 @@ grep -q "Bad SelectTypeParameter: CR_Bogus" "$logs/bad-config.log" \
 after=$(state)
 [ "$before" = "$after" ] || { printf 'files or daemons changed although Slurm refused the configuration:\n%s\n%s\n' \
   "$before" "$after"; exit 1; }
+# What the parser read is left where it stopped: the staged slurm.conf, whose Include lines name the staged copies
+# (the live ones would let a bad nodes.conf through unchecked).
+includes=$(podman exec "$name-head" sh -c 'grep -E "^Include " /run/gpufleet-slurm-staged/slurm.conf' | sort -u)
+if [ -z "$includes" ] || grep -qv "^Include /run/gpufleet-slurm-staged/" <<<"$includes"; then
+  echo "the staged slurm.conf includes other than the staged copies: '$includes'"; exit 1
+fi
 echo "refused by Slurm's parser (Bad SelectTypeParameter: CR_Bogus); files and daemons as before:"
 echo "$after"
 
