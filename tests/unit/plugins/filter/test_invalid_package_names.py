@@ -36,6 +36,8 @@ ROLES = {"common": "common_packages_extra", "dcgm": "dcgm_packages_extra",
 MERGED = {
     "dcgm": ("Preflight | Check the switched-off steps, the DCGM choices, the exporter's settings and where things "
              "listen", "__dcgm_bad_packages", "__dcgm_extra_message"),
+    "lustre_client": ("Preflight | Check the switched-off steps, the repository and packages, the locking mode, LNet, "
+                      "mounts and directories", "__lustre_client_bad_packages", "__lustre_client_extra_message"),
     "nvidia_driver": ("Preflight | Check the driver source, branch and kernel modules, the extra packages and the "
                       "steps turned off", "__nvidia_driver_bad_packages", "__nvidia_driver_extra_message"),
 }
