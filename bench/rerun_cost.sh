@@ -5,7 +5,8 @@
 # job (tests/e2e/awx_runner.py from this checkout, --project the commit's work tree) with the cost per host read from
 # the job events (tests/e2e/run_cost.py). The commits alternate in order from one size to the next.
 #   make deps && bench/rerun_cost.sh COMMIT [COMMIT ...]      SIZES="2 16" (GPU nodes), RERUNS=1
-# results: bench/results/rerun-cost-<UTC time>.txt (a table), each run's log and cost JSON in the folder of that name
+# results: bench/results/rerun-cost-<UTC time>.txt (a table), each run's log and cost JSON in the folder of that name,
+# and each first converge's controller CPU (<commit>-<size>-first-cpu.json: bench/projection.py's input)
 set -euo pipefail
 # shellcheck source=bench/lab-common.sh
 . "$(dirname "$0")/lab-common.sh"
@@ -34,7 +35,11 @@ for size in ${SIZES:-2}; do
     tree=$root/.build/rerun-cost/$sha
     python3 lab/lab.py down --name "$name" --inventory "$inv" >/dev/null
     python3 lab/lab.py up --name "$name" --inventory "$inv" --computes "$size" >>"$out.log" 2>&1
-    first=$(cd "$tree" && export ANSIBLE_CONFIG=$tree/ansible.cfg && secs ansible-playbook -i "$inv" playbooks/site.yml)
+    # The first converge's controller CPU and evaluations per host (bench/callback_plugins/run_cpu.py), for
+    # bench/projection.py; the commit's own ansible.cfg otherwise.
+    first=$(cd "$tree" && export ANSIBLE_CONFIG=$tree/ansible.cfg ANSIBLE_CALLBACK_PLUGINS=$root/bench/callback_plugins \
+              ANSIBLE_CALLBACKS_ENABLED=run_cpu GPUFLEET_RUN_CPU=$runs/$sha-$size-first-cpu.json \
+            && secs ansible-playbook -i "$inv" playbooks/site.yml)
     for r in $(seq "${RERUNS:-1}"); do
       cost=$runs/$sha-$size-$r.json
       wall=$(secs python3 tests/e2e/awx_runner.py --project "$tree" --inventory "$inv" --playbook playbooks/site.yml \
