@@ -68,6 +68,16 @@ def test_a_new_node_the_description_lacks():
         assert words in problems[0]
 
 
+def test_a_node_no_part_names_has_no_address_to_agree_with():
+    # A storage client outside the /etc/hosts, compute and RoCE groups: the description rightly does not hold it.
+    outside = {"variables": {"gpufleet_ip": "10.0.0.50"}, "defaults": DEFAULTS,
+               "member": {"hosts": False, "compute": False, "roce": False}}
+    assert entry_problems(DESCRIPTION, "lustre01", outside) == []
+    # Listed in the addresses, it must agree.
+    assert "its address is '10.0.0.21' in the description" in entry_problems(
+        DESCRIPTION, "login01", own("login01", {"hosts": False, "compute": False}, gpufleet_ip="10.0.0.22"))[0]
+
+
 def test_no_description_or_another_format():
     assert entry_problems(None, "gpu01", own("gpu01", GPU)) == [
         "gpu01: gpufleet_cluster_description is not defined, not a cluster description. " + REMEDY]
