@@ -28,7 +28,7 @@ LAYOUT_VARS = ("slurm_gpu_count", "slurm_node_cpus", "slurm_node_sockets", "slur
                "slurm_gpu_numa", "slurm_gres_autodetect", "slurm_numa_cores")
 #: gres.conf's GPU indexes are 0..65535 (slurm/conf/nodes.py): a node's explicit GPU list is no longer.
 MAX_GPUS = 0x10000
-_KEYS = ("controllers", "computes", "defaults", "partitions", "release", "topology")
+_KEYS = ("controllers", "computes", "dbd", "defaults", "partitions", "release", "topology")
 
 
 def node_list(hosts: HostVars, computes: List[str], defaults: Mapping[str, Any]) -> List[Dict[str, Any]]:
@@ -95,6 +95,9 @@ def slurm_part(hosts: HostVars, slurm: Mapping[str, Any]) -> Dict[str, Any]:
     unknown_keys("slurm", slurm, _KEYS, ClusterDescriptionError)
     controllers = names("slurm controllers", slurm.get("controllers", []), hosts)
     computes = names("slurm computes", slurm.get("computes", []), hosts)
+    # The accounting host(s) (slurm_dbd_group): slurm.conf's AccountingStorageHost on every host, which a slice of
+    # the node job cannot take from its own inventory's groups.
+    dbd = names("slurm dbd", slurm.get("dbd", []), hosts)
     defaults = mapping_of("slurm defaults", slurm.get("defaults", {}), ClusterDescriptionError,
                           "a mapping of the role's values of %s" % ", ".join(LAYOUT_VARS))
     partitions = list_of("slurm partitions", slurm.get("partitions", []), ClusterDescriptionError,
@@ -107,7 +110,7 @@ def slurm_part(hosts: HostVars, slurm: Mapping[str, Any]) -> Dict[str, Any]:
     gres = gres_entries(hosts, computes, defaults)
     out: Dict[str, Any] = {
         "release": release, "partitions": list(partitions), "topology": topology,
-        "controllers": controllers, "computes": computes, "nodes": nodes, "gres": gres,
+        "controllers": controllers, "computes": computes, "dbd": dbd, "nodes": nodes, "gres": gres,
         "size": {"nodes": len(nodes), "cpus": sum(node["cpus"] for node in nodes),
                  "gpus": sum(item["count"] for node in nodes for item in node["gres"])},
         "node_conf": None, "gres_lines": [], "topology_lines": [],

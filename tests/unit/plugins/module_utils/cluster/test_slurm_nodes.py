@@ -81,6 +81,15 @@ def test_slurm_part_lines_are_the_filters_lines():
     assert part["controllers"] == ["head"] and part["computes"] == ["gpu01", "gpu02", "gpu03"]
 
 
+def test_slurm_part_keeps_the_accounting_host_for_every_slice():
+    # A slice of the node job has no slurm_dbd group of its own: slurm.conf's AccountingStorageHost comes from here.
+    hosts = {"head": {}, "dbd": {}, "gpu01": {}}
+    assert slurm_part(hosts, _slurm(["gpu01"], dbd=["dbd"]))["dbd"] == ["dbd"]
+    assert slurm_part(hosts, _slurm(["gpu01"]))["dbd"] == []
+    with pytest.raises(ClusterDescriptionError, match=r"^slurm dbd names 'db9', which hosts does not hold"):
+        slurm_part(hosts, _slurm(["gpu01"], dbd=["db9"]))
+
+
 def test_no_computes_no_lines():
     part = slurm_part({"head": {}}, _slurm([]))
     assert part["node_conf"] is None and part["gres_lines"] == [] and part["size"] == {"nodes": 0, "cpus": 0, "gpus": 0}
