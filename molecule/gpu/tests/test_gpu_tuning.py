@@ -101,7 +101,7 @@ def test_settings_file_holds_the_h100_profile(host):
 
 
 def test_steps_the_lab_cannot_take_are_recorded_with_their_reasons(host):
-    # The role prints these reasons every run (Preflight | Say which steps this node does not take) and keeps
+    # The role prints these reasons every run (in the report of its preflight check) and keeps
     # them in its local facts, which is what can be read back here.
     facts = json.loads(host.file("/etc/ansible/facts.d/gpu_tuning.fact").content_string)
     assert facts == {
