@@ -28,7 +28,8 @@ awx_workflow_job_name equal to awx_job_template_name. They run --parallel at a t
 once on separate execution nodes; this machine has 2 cores). Each slice's log is --log with -slice<k> before .log,
 and --log holds them all, one after the other. Every slice must run on its own hosts only. --slices 1 is one job
 with the whole inventory as AWX writes it. --workflow NAME: the job (or the slices' workflow job) is a node of
-the workflow job NAME, as the converge workflow's jobs are (awx/configure.yml).
+the workflow job NAME, as the converge workflow's jobs are (awx/configure.yml). --collections DIR: the
+collections come from DIR only (ANSIBLE_COLLECTIONS_PATH, no system path), as an EE's installed ones do.
 With --expect-refusal every job must fail, say TEXT and change nothing; with --expect-unchanged every job must
 succeed with changed=0 on every host. With --cost, what the run cost each host, summed over the slices
 (evaluations, module runs on the node, setup runs: tests/e2e/run_cost.py), is printed and written to FILE as JSON.
@@ -107,9 +108,10 @@ class Job:
     """One AWX job: its private data directory laid out, run through ansible-runner, and what AWX reads back."""
 
     def __init__(self, base: str, ident: str, playbook: str, extravars: Dict[str, object], log: str,
-                 hosts: Optional[List[str]] = None):
+                 hosts: Optional[List[str]] = None, collections: str = ""):
         self.base, self.ident, self.playbook, self.extravars, self.log = base, ident, playbook, extravars, log
         self.hosts = hosts  # the hosts of its inventory, when it is one slice
+        self.collections = collections  # the EE's collections: the roles and plugins come from there
         self.status, self.rc, self.stdout, self.events, self.seconds = "", -1, "", [], 0.0
 
     def lay_out(self, project: str) -> None:
@@ -125,8 +127,13 @@ class Job:
     def run(self) -> "Job":
         started = time.monotonic()
         # AWX runs ansible-playbook with the project's ansible.cfg (main() drops the caller's ANSIBLE_CONFIG).
+        envvars = {"ANSIBLE_FORCE_COLOR": "false"}
+        if self.collections:
+            # As in an EE: the collection installed there (here, from its tarball with only its declared
+            # dependencies: tests/install) and nothing else, not the project's own collections/ link.
+            envvars.update(ANSIBLE_COLLECTIONS_PATH=self.collections, ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false")
         result = ansible_runner.run(private_data_dir=self.base, playbook=self.playbook, ident=self.ident,
-                                    envvars={"ANSIBLE_FORCE_COLOR": "false"}, quiet=True)
+                                    envvars=envvars, quiet=True)
         self.seconds = time.monotonic() - started
         self.status, self.rc = result.status, result.rc
         # AWX shows the colours; the logs here are read by tests/e2e/summarise.py and check_log.py.
@@ -193,7 +200,7 @@ def slice_jobs(args: argparse.Namespace, base: str, given: Dict[str, object]) ->
             job_id, job_launch, ident, log = args.job_id, launch, args.ident, args.log
         extravars = dict(meta_vars(job_id, args.template, job_launch, workflow), **given)
         job = Job(os.path.join(base, ident), ident, args.playbook, extravars, log,
-                  inventory.sliced_hosts(number, count) if count > 1 else None)
+                  inventory.sliced_hosts(number, count) if count > 1 else None, args.collections)
         job.lay_out(os.path.abspath(args.project))
         awx_slices.write_script(inventory.script_data(number, count), os.path.join(job.base, "inventory", "hosts"))
         jobs.append(job)
@@ -217,6 +224,7 @@ def main() -> int:
     parser.add_argument("--template", default="gpufleet site (converge)")
     parser.add_argument("--workflow", default="")
     parser.add_argument("--job-id", type=int, default=4242)
+    parser.add_argument("--collections", default="")
     args = parser.parse_args()
     if args.slices < 0 or args.parallel < 1:
         parser.error("--slices must be 0 or more and --parallel 1 or more")
@@ -229,7 +237,7 @@ def main() -> int:
         jobs = slice_jobs(args, base, given)
     else:
         job = Job(os.path.join(base, args.ident), args.ident, args.playbook,
-                  dict(meta_vars(args.job_id, args.template), **given), args.log)
+                  dict(meta_vars(args.job_id, args.template), **given), args.log, collections=args.collections)
         job.lay_out(os.path.abspath(args.project))
         materialise_inventory(args.inventory, os.path.join(job.base, "inventory"),
                               [h for h in args.hosts.split(",") if h])
