@@ -26,7 +26,8 @@ description:
     not as the kernel prints it fails the module; it is never taken for "nothing listens".
   - O(os) reads what C(ansible.builtin.setup)'s minimal subset says of the operating system (distribution, its
     version, major version and codename, the OS family, the architecture, the running kernel and the host name) from
-    the files setup reads, returns it in RV(os) and sets it as facts (C(ansible_facts['distribution']) ...), so that
+    the files setup reads, and the number of logical CPUs and the memory (C(processor_vcpus) from C(/proc/cpuinfo),
+    C(memtotal_mb) from C(/proc/meminfo), as setup's hardware subset says them), returns it in RV(os) and sets it as facts (C(ansible_facts['distribution']) ...), so that
     no role needs C(setup). The kernel is always the running one (C(/proc/sys/kernel/osrelease)), never a cached fact.
   - O(addresses) returns the node's interfaces with their IPv4 and IPv6 addresses (one C(ip -j addr show)), read live.
   - O(contents) returns the content of small files (at most O(contents_limit) bytes each, such as a table under C(/proc), a
@@ -146,8 +147,8 @@ attributes:
     description:
       - Debian and Ubuntu (C(dpkg-query)) with systemd (C(systemctl)); each is run only when asked for.
         O(listen_ports) reads Linux's C(/proc/net/tcp) and C(/proc/net/tcp6) (the latter may be absent where the
-        kernel has no IPv6, and then nothing listens on IPv6). O(os) reads C(/etc/os-release), C(/etc/debian_version)
-        and C(/proc/sys/kernel/osrelease); O(addresses) runs iproute2's C(ip).
+        kernel has no IPv6, and then nothing listens on IPv6). O(os) reads C(/etc/os-release), C(/etc/debian_version),
+        C(/proc/sys/kernel/osrelease), C(/proc/cpuinfo) and C(/proc/meminfo); O(addresses) runs iproute2's C(ip).
 extends_documentation_fragment:
   - gpufleet.cluster.attributes.info_module
 """
@@ -320,7 +321,7 @@ os:
   type: dict
   sample: {distribution: Debian, distribution_version: "12.11", distribution_major_version: "12",
            distribution_release: bookworm, os_family: Debian, architecture: x86_64, kernel: 6.1.0-31-amd64,
-           hostname: gpu01}
+           hostname: gpu01, processor_vcpus: 96, memtotal_mb: 2063731}
 ansible_facts:
   description: RV(os) as facts (C(ansible_facts['distribution']) ...); only with O(os).
   returned: when O(os) is true
@@ -375,7 +376,7 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.marked_blo
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.addresses import AddressError, parse_ip_addr_json
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.contents import ContentError, read_content
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.os_release import (
-    OsReleaseError, os_facts, parse_os_release,
+    OsReleaseError, count_vcpus, memtotal_mb, os_facts, parse_os_release,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.units import (
     PROPERTY_RE, STATE_PROPERTIES, UnitStateError, parse_units as _parse_units,
@@ -579,7 +580,7 @@ def _read_text(path: str) -> Optional[str]:
         return None
 
 
-def read_os(module: AnsibleModule) -> Dict[str, str]:
+def read_os(module: AnsibleModule) -> Dict[str, Any]:
     """The OS facts (node.os_release) from the files setup reads; a file that cannot be read fails the module."""
     try:
         release_text = next((text for text in map(_read_text, _OS_FILES) if text is not None), None)
@@ -588,8 +589,15 @@ def read_os(module: AnsibleModule) -> Dict[str, str]:
         kernel = _read_text("/proc/sys/kernel/osrelease")
         if kernel is None:
             module.fail_json(msg="node_state: /proc/sys/kernel/osrelease does not exist: cannot tell the running kernel")
-        return os_facts(parse_os_release(release_text), _read_text("/etc/debian_version"), kernel,
-                        os.uname().machine, os.uname().nodename)
+        hardware = {name: _read_text("/proc/" + name) for name in ("cpuinfo", "meminfo")}
+        for name, text in hardware.items():
+            if text is None:
+                module.fail_json(msg="node_state: /proc/%s does not exist: cannot tell the node's CPUs and memory" % name)
+        facts: Dict[str, Any] = dict(os_facts(parse_os_release(release_text), _read_text("/etc/debian_version"), kernel,
+                                              os.uname().machine, os.uname().nodename))
+        facts["processor_vcpus"] = count_vcpus(hardware["cpuinfo"])
+        facts["memtotal_mb"] = memtotal_mb(hardware["meminfo"])
+        return facts
     except (OSError, UnicodeDecodeError) as err:
         module.fail_json(msg="node_state: reading the operating system's release failed: %s" % to_native(err))
     except OsReleaseError as err:

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The munge key is rotated (docs/day2.md "Rotate the munge key"):
+# The munge key is rotated (docs/day2.md "Rotate the munge key"), as with a key from a vault (slurm_munge_key, which the
+# lab's secrets file holds like a vault would): a new key in the variable and slurm_munge_key_rotate: true.
 #  - asked for under --limit, without every Slurm host, it is refused before any change, naming the hosts left out:
 #    every key and every munged as before;
-#  - on the whole cluster, every host gets the same new 1024-byte key and its munged restarts (the primary's too),
+#  - on the whole cluster (the new key written to the lab's secrets, as an operator replaces it in the vault), every
+#    host gets that 1024-byte key and its munged restarts (the primary's too),
 #    the controllers restart one at a time, and munge works across hosts: a credential made on the login node is
 #    decoded on a controller and a GPU node; a job runs.
 #   tests/e2e/munge_key.sh LAB_NAME INVENTORY_DIR        (a step of tests/e2e/run.sh)
@@ -21,8 +23,15 @@ keys() {
 before=$(keys)
 [ "$(cut -d' ' -f3 <<<"$before" | sort -u | wc -l)" = 1 ] || { echo "the hosts do not share one key:"; echo "$before"; exit 1; }
 
+# The new key, as a vault would give it; given to the refused run in an extra-vars file only this user reads.
+new_key=$(python3 -c 'import sys; sys.path.insert(0, "lab"); import inventory; print(inventory.new_munge_key())')
+new_sha=$(base64 -d <<<"$new_key" | sha256sum | cut -c1-16)
+key_vars=$(umask 077 && mktemp)
+trap 'rm -f "$key_vars"' EXIT
+printf 'slurm_munge_key: %s\n' "$new_key" >"$key_vars"
+
 # 1. A rotation that would leave hosts out is refused before any change, naming them.
-if play --tags slurm --limit head,gpu01 -e slurm_munge_key_rotate=true >"$logs/munge-partial.log" 2>&1; then
+if play --tags slurm --limit head,gpu01 -e "@$key_vars" -e slurm_munge_key_rotate=true >"$logs/munge-partial.log" 2>&1; then
   echo "a rotation of the munge key on part of the cluster was accepted"; exit 1
 fi
 grep -q "must reach every Slurm host in the same run, and gpu02, .*head2, login01 are not in it" "$logs/munge-partial.log" \
@@ -31,13 +40,16 @@ grep -q "must reach every Slurm host in the same run, and gpu02, .*head2, login0
 [ "$(keys)" = "$before" ] || { echo "keys or munged changed although the rotation was refused"; keys; exit 1; }
 echo "partial rotation refused: $(grep -o "A new munge key [^.]*" "$logs/munge-partial.log" | head -1)"
 
-# 2. The rotation on the whole cluster.
+# 2. The rotation on the whole cluster: the new key in the lab's secrets (its vault), then the run that asks for it.
+python3 -c 'import sys; sys.path.insert(0, "lab"); import inventory; inventory.set_munge_key(sys.argv[1], sys.argv[2])' \
+  "$inv/group_vars/all/lab_secrets.yml" "$new_key"
+! grep -qF "$new_key" "$logs/munge-partial.log" || { echo "the munge key is in the log of the refused run"; exit 1; }
 logged munge-rotate play --tags slurm -e slurm_munge_key_rotate=true
+! grep -qF "$new_key" "$logs/munge-rotate.log" || { echo "the munge key is in the log of the rotation"; exit 1; }
 after=$(keys)
 echo "$after"
 [ "$(cut -d' ' -f3 <<<"$after" | sort -u | wc -l)" = 1 ] || { echo "the hosts do not share one key after the rotation"; exit 1; }
-[ "$(cut -d' ' -f3 <<<"$after" | head -1)" != "$(cut -d' ' -f3 <<<"$before" | head -1)" ] \
-  || { echo "the key did not change"; exit 1; }
+[ "$(cut -d' ' -f3 <<<"$after" | head -1)" = "$new_sha" ] || { echo "the hosts' key is not slurm_munge_key's"; exit 1; }
 [ "$(cut -d' ' -f4- <<<"$after" | sort -u)" = "1024 munge 400" ] || { echo "a key is not 1024 bytes, munge, 0400"; exit 1; }
 for host in "${hosts[@]}"; do
   [ "$(grep "^$host " <<<"$before" | cut -d' ' -f2)" != "$(grep "^$host " <<<"$after" | cut -d' ' -f2)" ] \

@@ -5,7 +5,9 @@
 """The operating-system facts the collection's roles read, as ``ansible.builtin.setup`` (gather_subset min) names
 and spells them, from the files it reads them from: ``/etc/os-release`` (the distribution, its release and its
 codename), ``/etc/debian_version`` (Debian's point release: setup says ``12.11``, not ``12``), the running kernel
-(``/proc/sys/kernel/osrelease``, what ``uname -r`` prints), the machine (``uname -m``) and the host name.
+(``/proc/sys/kernel/osrelease``, what ``uname -r`` prints), the machine (``uname -m``) and the host name; and the
+number of logical CPUs and the memory (``processor_vcpus`` from ``/proc/cpuinfo``, ``memtotal_mb`` from
+``/proc/meminfo``, as setup's hardware subset says them).
 
 So a role learns what it needs about the OS in the one node_state call it makes anyway, and no role needs
 ``setup`` (about a CPU second per host, and its cached facts may predate the last reboot).
@@ -16,7 +18,7 @@ import re
 import shlex
 from typing import Dict, Optional
 
-__all__ = ["OsReleaseError", "parse_os_release", "os_facts", "FACT_NAMES"]
+__all__ = ["OsReleaseError", "parse_os_release", "os_facts", "count_vcpus", "memtotal_mb", "FACT_NAMES"]
 
 #: The facts os_facts returns, all strings.
 FACT_NAMES = ("distribution", "distribution_version", "distribution_major_version", "distribution_release",
@@ -32,6 +34,9 @@ _FAMILIES = {"debian": "Debian", "ubuntu": "Debian", "rhel": "RedHat", "fedora":
 # uname -m as setup's architecture fact spells it (i?86 become i386, as platform.machine() reports on such a node).
 _ARCHITECTURES = {"i486": "i386", "i586": "i386", "i686": "i386"}
 _DEBIAN_POINT_RE = re.compile(r"([0-9]+)\.([0-9]+)(?:\.[0-9]+)*")
+# One logical CPU's first line in /proc/cpuinfo: "processor\t: 3" (x86, arm64, ppc64le) or "processor 3: ..." (s390x).
+_CPU_LINE_RE = re.compile(r"processor\s*(?:[0-9]+\s*)?:.*")
+_MEMTOTAL_RE = re.compile(r"MemTotal:\s*([0-9]+) kB")
 
 
 class OsReleaseError(ValueError):
@@ -89,3 +94,22 @@ def os_facts(os_release: Dict[str, str], debian_version: Optional[str], kernel: 
         "kernel": kernel,
         "hostname": hostname.split(".")[0],
     }
+
+
+def count_vcpus(cpuinfo: str) -> int:
+    """``processor_vcpus`` as setup's hardware subset gives it: the logical CPUs ``/proc/cpuinfo`` lists (one
+    ``processor`` line each). A text that lists none is refused: it is not what the kernel writes there."""
+    count = sum(1 for line in cpuinfo.splitlines() if _CPU_LINE_RE.fullmatch(line.strip()))
+    if count == 0:
+        raise OsReleaseError("/proc/cpuinfo lists no processor: cannot tell the number of logical CPUs")
+    return count
+
+
+def memtotal_mb(meminfo: str) -> int:
+    """``memtotal_mb`` as setup's hardware subset gives it: ``/proc/meminfo``'s MemTotal in whole MiB (kB // 1024).
+    A text without that line is refused."""
+    for line in meminfo.splitlines():
+        match = _MEMTOTAL_RE.fullmatch(line.strip())
+        if match:
+            return int(match.group(1)) // 1024
+    raise OsReleaseError("/proc/meminfo has no 'MemTotal: N kB' line: cannot tell the node's memory")

@@ -5,6 +5,8 @@
 """lab/inventory.py: the hosts.yml and the secrets `up` writes for a lab."""
 from __future__ import annotations
 
+import base64
+
 import yaml
 
 import inventory
@@ -34,3 +36,16 @@ def test_a_second_up_keeps_the_labs_secrets(tmp_path):
     assert secrets_path.read_text() == first
     assert oct(secrets_path.stat().st_mode & 0o777) == "0o600"
     assert yaml.safe_load(first)["slurm_db_password"]
+    # The munge key, as a vault gives it (issue 29: a slice of the node job holds no controller to read it from).
+    assert len(base64.b64decode(yaml.safe_load(first)["slurm_munge_key"], validate=True)) == 1024
+
+
+def test_a_rotation_writes_the_new_munge_key_and_keeps_the_rest(tmp_path):
+    secrets_path = tmp_path / "inv" / "group_vars" / "all" / "lab_secrets.yml"
+    inventory.write_inventory("t", nodes.plan_nodes("t", computes=1, logins=1), "/key", str(tmp_path / "inv"))
+    before = yaml.safe_load(secrets_path.read_text())
+    new = inventory.new_munge_key()
+    inventory.set_munge_key(str(secrets_path), new)
+    after = yaml.safe_load(secrets_path.read_text())
+    assert after == dict(before, slurm_munge_key=new) and new != before["slurm_munge_key"]
+    assert oct(secrets_path.stat().st_mode & 0o777) == "0o600"

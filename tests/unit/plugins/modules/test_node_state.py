@@ -298,6 +298,8 @@ def test_os_read_as_setup_names_it_and_set_as_facts(run_main, commands):
     with open("/proc/sys/kernel/osrelease", encoding="ascii") as handle:
         assert facts["kernel"] == handle.read().strip()
     assert facts["architecture"] == os.uname().machine and facts["distribution"]
+    # slurm's CPUs= and RealMemory= check reads them: no setup run for them
+    assert facts["processor_vcpus"] == os.cpu_count() and facts["memtotal_mb"] > 0
     assert commands.calls == []  # files only, no program
 
 

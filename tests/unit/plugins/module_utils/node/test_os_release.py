@@ -7,7 +7,7 @@ import os
 
 import pytest
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.os_release import (
-    FACT_NAMES, OsReleaseError, os_facts, parse_os_release,
+    FACT_NAMES, OsReleaseError, count_vcpus, memtotal_mb, os_facts, parse_os_release,
 )
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -88,3 +88,41 @@ def test_any_text_parses_or_is_refused_never_another_error(text):
     except OsReleaseError:
         return
     assert all(key.isupper() or "_" in key or key[0].isupper() for key in values)
+
+
+# /proc/cpuinfo as x86 (one stanza per logical CPU, "processor\t: N"), arm64 (the same line) and s390x
+# ("processor N: ..." lines under one header) print it; setup's processor_vcpus counts the same CPUs.
+X86_CPUINFO = "".join("processor\t: %d\nvendor_id\t: GenuineIntel\nmodel name\t: Xeon\nflags\t\t: fpu vme\n\n" % n
+                      for n in range(4))
+ARM_CPUINFO = "processor\t: 0\nBogoMIPS\t: 50.00\n\nprocessor\t: 1\nBogoMIPS\t: 50.00\n"
+S390_CPUINFO = ("vendor_id       : IBM/S390\n# processors    : 2\nbogomips per cpu: 3033.00\n"
+                "processor 0: version = FF,  identification = 0133E8,  machine = 2964\n"
+                "processor 1: version = FF,  identification = 0133E8,  machine = 2964\n")
+
+
+@pytest.mark.parametrize("text, count", [(X86_CPUINFO, 4), (ARM_CPUINFO, 2), (S390_CPUINFO, 2)])
+def test_vcpus_are_the_processors_cpuinfo_lists(text, count):
+    assert count_vcpus(text) == count
+
+
+def test_vcpus_of_this_host_as_the_kernel_counts_them():
+    with open("/proc/cpuinfo", encoding="utf-8") as handle:
+        assert count_vcpus(handle.read()) == os.cpu_count()
+
+
+@pytest.mark.parametrize("text", ["", "vendor_id : x\n", "model name : processor: 3\n"])
+def test_a_cpuinfo_listing_no_processor_is_refused(text):
+    with pytest.raises(OsReleaseError, match="lists no processor"):
+        count_vcpus(text)
+
+
+def test_memtotal_in_whole_mib_as_setup_says_it():
+    assert memtotal_mb("MemTotal:       16374268 kB\nMemFree:         1000 kB\n") == 15990
+    with open("/proc/meminfo", encoding="ascii") as handle:
+        assert memtotal_mb(handle.read()) == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 1024 // 1024
+
+
+@pytest.mark.parametrize("text", ["", "MemFree: 1 kB\n", "MemTotal: lots kB\n"])
+def test_a_meminfo_without_memtotal_is_refused(text):
+    with pytest.raises(OsReleaseError, match="no 'MemTotal: N kB' line"):
+        memtotal_mb(text)
