@@ -14,7 +14,6 @@ from __future__ import annotations
 import glob
 import os
 
-import pytest
 import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.plugins.loader import init_plugin_loader
