@@ -22,7 +22,7 @@ def _load(rel):
 def _render(value, variables):
     """Each string rendered with the site's variables until it no longer changes (names refer to names)."""
     if isinstance(value, str):
-        for _ in range(5):
+        for _round in range(5):
             value = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(value).render(**variables)
         return value
     if isinstance(value, list):

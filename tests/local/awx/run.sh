@@ -82,6 +82,9 @@ templates = data["gpufleet_awx_job_templates"]
 yaml.safe_dump({"gpufleet_awx_job_templates": templates}, open(sys.argv[2], "w", encoding="utf-8"))
 PY
 refused sliced "has job_slice_count 4" -e @"$tmp/sliced.yml"
+# The converge workflow named after a template: its cluster and finalize jobs would be taken for slices.
+refused workflow-name "the name of a job template: its jobs would be taken for slices" \
+  -e '{"gpufleet_awx_workflow": "h100-64 cluster"}'
 refused credential "the controller has 0 credential(s) named 'no such credential'" \
   -e '{"gpufleet_awx_machine_credential": "no such credential"}'
 refused unset "Set gpufleet_awx_ee_image in awx/vars/main.yml" -e '{"gpufleet_awx_ee_image": ""}'
@@ -89,7 +92,7 @@ refused login "Invalid authentication credentials for /api/v2/credentials/ (HTTP
 refused token-var "controller_oauthtoken came as a variable. Extra vars are kept in AWX's job records" vars-token
 refused password-var "controller_password came as a variable" env-password -e '{"controller_password": "x"}'
 dump refusals
-for phase in sliced credential unset login token-var password-var; do
+for phase in sliced workflow-name credential unset login token-var password-var; do
   check requests "$tmp/refusals.json" "$phase" nowrites
 done
 
