@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Lab end-to-end: bring up a lab of its own, converge it as AWX's converge workflow does (the cluster job, the node job
-# sliced, finalize) from the collection installed from its tarball (tests/install), prove an unsliced re-run from the
-# checkout changes nothing and leaves the nodes' files byte-identical, and a sliced one changes nothing, prove bad input is refused before any
-# change, check the cluster from its nodes, then day-2 work (a node joining after a check-mode run on it, a password
-# rotation, a rolling driver upgrade, a munge key rotation, a Slurm configuration change, a restore drill, a controller fail-over).
+# Lab end-to-end: bring up a lab of its own, converge it as AWX's converge workflow does (the cluster job, the node
+# job sliced, finalize) from the collection installed from its tarball (tests/install), prove an unsliced re-run from
+# the checkout changes nothing and leaves the nodes' files byte-identical and a sliced one changes nothing, prove bad
+# input is refused before any change, check the cluster from its nodes, then day-2 work (a node joining after a
+# check-mode run on it, a password rotation, a rolling driver upgrade, a munge key rotation, a Slurm configuration
+# change, a restore drill, a controller fail-over).
 # The lab is removed at the end whatever happened. The steps, in order, each a file beside this one run as
 # `STEP LAB_NAME INVENTORY_DIR`; what they share (the lab, logs, commands on the nodes, waits) is tests/e2e/lib.sh.
-#   tests/e2e/run.sh LAB_NAME INVENTORY_DIR     (E2E_COMPUTES=N for N GPU nodes, default 2)
+#   tests/e2e/run.sh LAB_NAME INVENTORY_DIR     (E2E_COMPUTES=N for N GPU nodes, default 2; E2E_SLICES=N slices of
+#                                               the node job, default 2)
 set -euo pipefail
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh" "$@"
