@@ -13,14 +13,14 @@ variable; an empty list means the entry agrees. Its cost does not grow with the 
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from typing import Any, List, Mapping
 
 from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster.addresses import address
 from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster.description import VERSION
 from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster.inputs import ClusterDescriptionError
 from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster.roce_sides import roce_part
 from ansible_collections.gpufleet.cluster.plugins.module_utils.cluster.slurm_nodes import gres_entries, node_list
-from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import mapping_of, unknown_keys
+from ansible_collections.gpufleet.cluster.plugins.module_utils.common.refusals import list_of, mapping_of, unknown_keys
 
 #: The own input's keys: the variables the node sets, the slurm role's layout values, and the groups it is in.
 OWN_KEYS = ("variables", "defaults", "member")
@@ -28,6 +28,39 @@ OWN_KEYS = ("variables", "defaults", "member")
 MEMBER_KEYS = ("hosts", "compute", "roce")
 #: What the problems end with: how a stale description is made fresh.
 REMEDY = "Run playbooks/describe.yml on the whole inventory and commit the file it writes."
+
+
+#: The parts of a description this check reads, and what each of their keys must be (a list of names, a list of
+#: mappings, a mapping), so that a hand-edited or damaged file is refused with its part named, not read wrongly.
+_SHAPE = {"hosts": {"group": "names"},
+          "slurm": {"computes": "names", "nodes": "mappings", "gres": "mappings"},
+          "roce": {"group": "names", "sides": "mappings", "vars": "mapping"}}
+
+
+def _check_shape(description: Mapping[str, Any]) -> None:
+    """Refuse a description whose parts this check reads are not what describe.yml writes."""
+    where = "gpufleet_cluster_description"
+    if "addresses" in description:
+        mapping_of(where + ".addresses", description["addresses"], ClusterDescriptionError, "a mapping host: address")
+    for part, keys in _SHAPE.items():
+        if description.get(part) is None:
+            continue
+        value = mapping_of("%s.%s" % (where, part), description[part], ClusterDescriptionError)
+        for key, kind in keys.items():
+            item, name = value.get(key), "%s.%s.%s" % (where, part, key)
+            if item is None:
+                continue
+            if kind == "mapping":
+                mapping_of(name, item, ClusterDescriptionError)
+                continue
+            list_of(name, item, ClusterDescriptionError)
+            for index, element in enumerate(item):
+                if kind == "names" and not isinstance(element, str):
+                    raise ClusterDescriptionError("%s[%d] must be a host name, got %r" % (name, index, element))
+                if kind == "mappings":
+                    mapping_of("%s[%d]" % (name, index), element, ClusterDescriptionError)
+                    if key == "gres":
+                        list_of("%s[%d].nodes" % (name, index), element.get("nodes") or [], ClusterDescriptionError)
 
 
 def _member(description: Mapping[str, Any], part: str, key: str, host: str) -> Any:
@@ -44,7 +77,7 @@ def _said(flag: bool) -> str:
 
 def _membership(description: Mapping[str, Any], host: str, member: Mapping[str, Any]) -> List[str]:
     out = []
-    for what, part, key, group in (("hosts", "hosts", "group", "the /etc/hosts group (common_hosts_group)"),
+    for what, part, key, group in (("hosts", "hosts", "group", "in the /etc/hosts group (common_hosts_group)"),
                                    ("compute", "slurm", "computes", "a Slurm compute node (slurm_compute_group)"),
                                    ("roce", "roce", "group", "a RoCE host (roce_switch_host_group)")):
         if what not in member:
@@ -109,6 +142,7 @@ def entry_problems(description: Any, host: Any, own: Any) -> List[str]:
     member = mapping_of("own member", own.get("member", {}), ClusterDescriptionError,
                         "a mapping {hosts, compute, roce} of booleans")
     unknown_keys("own member", member, MEMBER_KEYS, ClusterDescriptionError)
+    _check_shape(description)
     if description.get("version") != VERSION:
         return ["%s: the cluster description's format is %r, this collection reads %d. %s"
                 % (host, description.get("version"), VERSION, REMEDY)]
