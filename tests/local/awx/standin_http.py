@@ -189,33 +189,34 @@ class Handler(BaseHTTPRequestHandler):
             return 200, None
         raise ApiError(405, {"detail": "Method not allowed."})
 
-    def _edges(self, method, obj, edge, raw):
+    def _association(self, method, coll, ids, raw):
+        """An association sub-list (AWX's SubListCreateAttachDetachAPIView): GET lists the objects COLL[ids]; POST
+        returns the {"id": N[, "disassociate": true]} body to act on, anything else is refused."""
         ctl = self.controller
         if method == "GET":
-            rows = [ctl.objects["workflow_job_template_nodes"][n] for n in obj["_" + edge]]
-            return 200, {"count": len(rows), "next": None, "previous": None,
-                         "results": [ctl.render("workflow_job_template_nodes", r) for r in rows]}
+            rows = [ctl.objects[coll][i] for i in ids]
+            return {"count": len(rows), "next": None, "previous": None,
+                    "results": [ctl.render(coll, r) for r in rows]}
         if method != "POST":
             raise ApiError(405, {"detail": "Method not allowed."})
         data = self._body(raw)
         if not isinstance(data, dict) or set(data) - {"id", "disassociate"} or not isinstance(data.get("id"), int):
             raise ApiError(400, {"detail": "Associate with {\"id\": N}, disassociate with "
                                            "{\"id\": N, \"disassociate\": true}."})
-        ctl.associate(obj, edge, data)
+        return data
+
+    def _edges(self, method, obj, edge, raw):
+        data = self._association(method, "workflow_job_template_nodes", obj["_" + edge], raw)
+        if method == "GET":
+            return 200, data
+        self.controller.associate(obj, edge, data)
         return 204, None
 
     def _credentials(self, method, obj, raw):
         ctl = self.controller
+        data = self._association(method, "credentials", obj["_credentials"], raw)
         if method == "GET":
-            rows = [ctl.objects["credentials"][c] for c in obj["_credentials"]]
-            return 200, {"count": len(rows), "next": None, "previous": None,
-                         "results": [ctl.render("credentials", r) for r in rows]}
-        if method != "POST":
-            raise ApiError(405, {"detail": "Method not allowed."})
-        data = self._body(raw)
-        if not isinstance(data, dict) or set(data) - {"id", "disassociate"} or not isinstance(data.get("id"), int):
-            raise ApiError(400, {"detail": "Associate with {\"id\": N}, disassociate with "
-                                           "{\"id\": N, \"disassociate\": true}."})
+            return 200, data
         cred = ctl.objects["credentials"].get(data["id"])
         if cred is None:
             raise ApiError(400, {"msg": "Related object not found."})
