@@ -267,9 +267,9 @@ def state(dump, root):
         if not os.path.isfile(os.path.join(root, rel)) or rel not in project_playbooks:
             fail("%s: playbook %s is not a playbook of the repository" % (name, rel))
         book = playbook(root, rel)
-        if jt["job_slice_count"] != 1 or jt["ask_job_slice_count_on_launch"]:
-            fail("%s: job_slice_count %s, prompt %s"
-                 % (name, jt["job_slice_count"], jt["ask_job_slice_count_on_launch"]))
+        if (jt["job_slice_count"] != 1 and not slice_safe(root, rel)) or jt["ask_job_slice_count_on_launch"]:
+            fail("%s: job_slice_count %s, prompt %s (only a playbook whose every play sets gpufleet_slice_safe: "
+                 "true may run sliced)" % (name, jt["job_slice_count"], jt["ask_job_slice_count_on_launch"]))
         for field, want in (("allow_simultaneous", False), ("verbosity", 0), ("use_fact_cache", False),
                             ("ask_variables_on_launch", False), ("ask_job_type_on_launch", False),
                             ("ask_scm_branch_on_launch", False), ("ask_inventory_on_launch", False),
@@ -304,8 +304,8 @@ def state(dump, root):
                 fail(problem)
             checked_questions += 1
         questions = len(spec.get("spec", []))
-        ok("%s: %s, unsliced, %s, become %s, %s" % (
-            name, rel,
+        ok("%s: %s, %s, %s, become %s, %s" % (
+            name, rel, "%d slices" % jt["job_slice_count"] if jt["job_slice_count"] > 1 else "unsliced",
             "%d survey question(s) it reads, typed as it reads them" % questions if questions else "no survey",
             "on" if jt["become_enabled"] else "off", "machine credential" if "ssh" in kinds else "no credential"))
     if not checked_questions:
@@ -333,6 +333,58 @@ def state(dump, root):
     created = [e for e in dump["request_log"] if e["method"] == "POST" and e["path"] == "/api/v2/credentials/"]
     if created:
         fail("configure.yml tried to create a credential")
+    workflow(objects)
+
+
+def slice_safe(root, rel):
+    """Every play of the playbook says it is slice-safe (gpufleet_slice_safe: true in its vars): what
+    roles/os_support lets run as one slice of an AWX sliced job."""
+    plays = load(os.path.join(root, rel))
+    return bool(plays) and all(isinstance(play, dict) and "import_playbook" not in play
+                               and "ansible.builtin.import_playbook" not in play
+                               and (play.get("vars") or {}).get("gpufleet_slice_safe") is True for play in plays)
+
+
+WORKFLOW_STEPS = ["project", "inventory_source", "playbooks/cluster.yml", "playbooks/nodes.yml", "playbooks/finalize.yml"]
+
+
+def workflow(objects):
+    """The converge workflow: one chain of success edges, project sync -> inventory sync -> cluster job -> node job
+    (sliced) -> finalize, of the templates' own project and inventory; no failure or always path, so a failed step
+    stops it; a name no job template bears (its jobs would be taken for slices)."""
+    if len(objects["workflow_job_templates"]) != 1:
+        fail("%d workflow job templates, expected the converge workflow alone" % len(objects["workflow_job_templates"]))
+    wf = objects["workflow_job_templates"][0]
+    if wf["name"] in {jt["name"] for jt in objects["job_templates"]}:
+        fail("workflow %s bears a job template's name: its jobs would be taken for slices and refused" % wf["name"])
+    nodes = {n["id"]: n for n in objects["workflow_job_template_nodes"] if n["workflow_job_template"] == wf["id"]}
+    unified = {o["id"]: (coll, o) for coll in ("projects", "inventory_sources", "job_templates")
+               for o in objects[coll]}
+    for node in nodes.values():
+        if node["failure_nodes"] or node["always_nodes"]:
+            fail("workflow node %s has a failure or always path: a failed step must stop the workflow"
+                 % node["identifier"])
+    children = {c for node in nodes.values() for c in node["success_nodes"]}
+    roots = [n for n in nodes.values() if n["id"] not in children]
+    chain = []
+    while len(roots) == 1 and len(chain) <= len(nodes):
+        chain.append(roots[0])
+        roots = [nodes[c] for c in roots[0]["success_nodes"]]
+    if roots or len(chain) != len(nodes):
+        fail("the workflow's nodes are not one chain of success edges: %s" % sorted(n["identifier"] for n in nodes.values()))
+    steps = [unified.get(n["unified_job_template"], ("?", {})) for n in chain]
+    names = [o.get("playbook", coll[:-1]) for coll, o in steps]
+    if names != WORKFLOW_STEPS:
+        fail("the workflow runs %s, expected %s" % (" -> ".join(names), " -> ".join(WORKFLOW_STEPS)))
+    project, source, cluster, node_job, finalize = [o for _coll, o in steps]
+    if source["source_project"] != project["id"] or any(
+            jt["project"] != project["id"] or jt["inventory"] != source["inventory"] for jt in (cluster, node_job, finalize)):
+        fail("the workflow syncs project %s and inventory source %s, not those its jobs run from" % (
+            project["name"], source["name"]))
+    if node_job["job_slice_count"] < 2:
+        fail("the node job (%s) is not sliced: job_slice_count %s" % (node_job["name"], node_job["job_slice_count"]))
+    ok("workflow %s: %s, the node job in %d slices, stops at the first failed step" % (
+        wf["name"], " -> ".join(n["identifier"] for n in chain), node_job["job_slice_count"]))
 
 
 def _question(dump, template_playbook, variable):
@@ -362,6 +414,24 @@ def _mutate_plan_credential(dump):
     [t for t in dump["objects"]["job_templates"] if t["playbook"] == "playbooks/plan.yml"][0]["credentials"] = ssh
 
 
+def _workflow_node(dump, identifier):
+    return [n for n in dump["objects"]["workflow_job_template_nodes"] if n["identifier"] == identifier][0]
+
+
+def _mutate_failure_path(dump):
+    _workflow_node(dump, "nodes")["failure_nodes"] = [_workflow_node(dump, "finalize")["id"]]
+
+
+def _mutate_workflow_name(dump):
+    dump["objects"]["workflow_job_templates"][0]["name"] = dump["objects"]["job_templates"][0]["name"]
+
+
+def _mutate_workflow_order(dump):
+    cluster, node_job = _workflow_node(dump, "cluster"), _workflow_node(dump, "nodes")
+    cluster["unified_job_template"], node_job["unified_job_template"] = (
+        node_job["unified_job_template"], cluster["unified_job_template"])
+
+
 def _mutate_source(dump):
     dump["objects"]["inventory_sources"][0]["source_path"] = "inventories/h100-64/no-such-hosts.yml"
 
@@ -389,6 +459,11 @@ MUTANTS = [
     ("a playbook not in the repository", "is not a playbook of the repository",
      _mutate_template("playbooks/plan.yml", playbook="playbooks/planning.yml")),
     ("an inventory file not in the repository", "is not a file of the repository", _mutate_source),
+    ("a sliced cluster job", "job_slice_count 4", _mutate_template("playbooks/cluster.yml", job_slice_count=4)),
+    ("an unsliced node job", "is not sliced", _mutate_template("playbooks/nodes.yml", job_slice_count=1)),
+    ("a failure path in the workflow", "failure or always path", _mutate_failure_path),
+    ("the workflow named after a template", "would be taken for slices", _mutate_workflow_name),
+    ("the node job before the cluster job", "the workflow runs", _mutate_workflow_order),
 ]
 
 

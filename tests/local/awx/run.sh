@@ -82,6 +82,9 @@ templates = data["gpufleet_awx_job_templates"]
 yaml.safe_dump({"gpufleet_awx_job_templates": templates}, open(sys.argv[2], "w", encoding="utf-8"))
 PY
 refused sliced "has job_slice_count 4" -e @"$tmp/sliced.yml"
+# The converge workflow named after a template: its cluster and finalize jobs would be taken for slices.
+refused workflow-name "the name of a job template: its jobs would be taken for slices" \
+  -e '{"gpufleet_awx_workflow": "h100-64 cluster"}'
 refused credential "the controller has 0 credential(s) named 'no such credential'" \
   -e '{"gpufleet_awx_machine_credential": "no such credential"}'
 refused unset "Set gpufleet_awx_ee_image in awx/vars/main.yml" -e '{"gpufleet_awx_ee_image": ""}'
@@ -89,7 +92,7 @@ refused login "Invalid authentication credentials for /api/v2/credentials/ (HTTP
 refused token-var "controller_oauthtoken came as a variable. Extra vars are kept in AWX's job records" vars-token
 refused password-var "controller_password came as a variable" env-password -e '{"controller_password": "x"}'
 dump refusals
-for phase in sliced credential unset login token-var password-var; do
+for phase in sliced workflow-name credential unset login token-var password-var; do
   check requests "$tmp/refusals.json" "$phase" nowrites
 done
 
@@ -111,13 +114,24 @@ run rerun env-password -vvv
 check recap "$tmp/logs/rerun.log" unchanged
 
 echo "== a hand edit in the UI: check mode sees it, a run undoes it"
-jt=$(standin request "$tmp/port" GET "/api/v2/job_templates/?name=h100-64%20validate" \
-  | "$py" -c 'import json, sys; print(json.load(sys.stdin)["body"]["results"][0]["id"])')
+id_of() {  # id_of PATH: the id of the one object a listing returns
+  standin request "$tmp/port" GET "$1" | "$py" -c 'import json, sys; print(json.load(sys.stdin)["body"]["results"][0]["id"])'
+}
+jt=$(id_of "/api/v2/job_templates/?name=h100-64%20validate")
+source_id=$(id_of "/api/v2/inventory_sources/?name=h100-64%20from%20gpufleet.cluster")
+cluster_node=$(id_of "/api/v2/workflow_job_template_nodes/?identifier=cluster")
+nodes_node=$(id_of "/api/v2/workflow_job_template_nodes/?identifier=nodes")
+finalize_node=$(id_of "/api/v2/workflow_job_template_nodes/?identifier=finalize")
 standin phase "$tmp/port" edit
 standin request "$tmp/port" PATCH "/api/v2/job_templates/$jt/" \
   '{"job_slice_count": 4, "ask_variables_on_launch": true, "allow_simultaneous": true}' >/dev/null
 standin request "$tmp/port" POST "/api/v2/job_templates/$jt/credentials/" '{"id": 1, "disassociate": true}' >/dev/null
 standin request "$tmp/port" DELETE "/api/v2/job_templates/$jt/survey_spec/" >/dev/null
+# The workflow: the node job no longer follows the cluster job, and finalize runs when the cluster job fails.
+standin request "$tmp/port" POST "/api/v2/workflow_job_template_nodes/$cluster_node/success_nodes/" \
+  "{\"id\": $nodes_node, \"disassociate\": true}" >/dev/null
+standin request "$tmp/port" POST "/api/v2/workflow_job_template_nodes/$cluster_node/failure_nodes/" \
+  "{\"id\": $finalize_node}" >/dev/null
 run recheck env-token --check
 check recap "$tmp/logs/recheck.log" changed
 run repair env-token
@@ -141,7 +155,9 @@ standin_refuses "a misspelt job template field" 400 PATCH "/api/v2/job_templates
 standin_refuses "a survey question key AWX does not read" 400 POST "/api/v2/job_templates/$jt/survey_spec/" \
   '{"name": "", "description": "", "spec": [{"question_name": "q", "variable": "validate_drain", "type": "text", "required": false, "descripton": ""}]}'
 standin_refuses "a playbook the project lacks" 400 PATCH "/api/v2/job_templates/$jt/" '{"playbook": "playbooks/no-such.yml"}'
-standin_refuses "an inventory file the project lacks" 400 PATCH /api/v2/inventory_sources/1/ '{"source_path": "inventories/none/hosts.yml"}'
+standin_refuses "an inventory file the project lacks" 400 PATCH "/api/v2/inventory_sources/$source_id/" '{"source_path": "inventories/none/hosts.yml"}'
+standin_refuses "a workflow edge that makes a cycle" 400 POST "/api/v2/workflow_job_template_nodes/$finalize_node/success_nodes/" \
+  "{\"id\": $cluster_node}"
 standin_refuses "an endpoint it does not serve" 404 GET /api/v2/hosts/
 
 echo "== what configure.yml made, against the playbooks the templates run"

@@ -13,12 +13,13 @@ import os
 import re
 import threading
 import time
+import uuid
 from urllib.parse import urlencode
 
 import yaml
 
 from standin_schema import (
-    API, CREDENTIAL_TYPES, PAGE_SIZE, SCHEMAS, SCM_FIELDS, TYPES, UNIQUE_WITHIN, ApiError,
+    API, CREDENTIAL_TYPES, EDGES, PAGE_SIZE, SCHEMAS, SCM_FIELDS, TYPES, UNIFIED, UNIQUE_WITHIN, ApiError,
 )
 
 # awx/main/utils/ansible.py's valid_playbook_re since AWX 21 (ansible/awx#12102: FQCN imports count).
@@ -38,7 +39,7 @@ class Controller:
         self.token, self.user, self.password = token, user, password
         self.lock = threading.Lock()
         self.objects = {name: {} for name in list(SCHEMAS) + ["project_updates"]}
-        self.next_id = {name: 1 for name in self.objects}
+        self.next_id = {name: 1 for name in list(self.objects) + ["unified"]}
         self.log, self.phase, self.issued, self.issued_ever = [], "", {}, []
         self.playbook_cache = None
         self._seed("organizations", {"name": "Default", "description": "", "max_hosts": 0, "custom_virtualenv": None,
@@ -54,8 +55,9 @@ class Controller:
 
     # ------------------------------------------------------------ objects
     def _seed(self, coll, fields):
-        oid = self.next_id[coll]
-        self.next_id[coll] += 1
+        counter = "unified" if coll in UNIFIED else coll
+        oid = self.next_id[counter]
+        self.next_id[counter] += 1
         obj = {"id": oid, "created": now(), "modified": now(), **fields}
         self.objects[coll][oid] = obj
         return obj
@@ -84,6 +86,17 @@ class Controller:
                 summary["current_update"] = {"id": current_update, "status": "running"}
         elif coll == "inventories":
             related.update(inventory_sources=base + "inventory_sources/")
+        elif coll == "workflow_job_templates":
+            related.update(workflow_nodes=base + "workflow_nodes/", launch=base + "launch/")
+        elif coll == "workflow_job_template_nodes":
+            related.update({edge: base + edge + "/" for edge in EDGES})
+            target = self.unified(obj["unified_job_template"])
+            if target:
+                related["unified_job_template"] = "%s%s/%d/" % (API, target[0], obj["unified_job_template"])
+                summary["unified_job_template"] = {"id": target[1]["id"], "name": target[1]["name"],
+                                                   "unified_job_type": TYPES[target[0]]}
+            for edge in EDGES:
+                out[edge] = list(obj["_" + edge])
         out["related"], out["summary_fields"] = related, summary
         return out
 
@@ -94,6 +107,8 @@ class Controller:
             raise ApiError(400, {"detail": "JSON object expected"})
         for name, value in data.items():
             field = schema.get(name)
+            if name == "type" and value == TYPES[coll]:
+                continue  # read-only, and ignored by AWX (awx.awx's node module sends it)
             if field is None:
                 errors[name] = ["not a field of %s (this stand-in refuses what AWX would ignore)" % TYPES[coll]]
             elif field.read_only:
@@ -138,6 +153,12 @@ class Controller:
             return None
         if field.kind == "choice":
             return None if value in field.choices else '"%s" is not a valid choice.' % value
+        if field.kind == "dict":
+            return None if isinstance(value, dict) else "Must be a JSON object."
+        if field.kind == "ujt":
+            if not isinstance(value, int) or isinstance(value, bool) or not self.unified(value):
+                return 'Invalid pk "%s" - object does not exist.' % value
+            return None
         if field.kind == "fk":
             if not isinstance(value, int) or isinstance(value, bool):
                 return "Incorrect type. Expected pk value, received %s." % type(value).__name__
@@ -196,6 +217,47 @@ class Controller:
                 fail("playbook", 'Playbook not found for project: "%s".' % merged["playbook"])
             if merged["webhook_service"] == "" and merged["webhook_credential"] is not None:
                 fail("webhook_credential", "Must match the selected webhook service.")
+        elif coll == "workflow_job_template_nodes":
+            for other in self.objects[coll].values():
+                if other is not existing and other["workflow_job_template"] == merged["workflow_job_template"] \
+                        and other["identifier"] == merged["identifier"]:
+                    fail("__all__", "Workflow job template node with this Identifier and Workflow job template "
+                                    "already exists.")
+
+    def unified(self, oid):
+        """(collection, object) of the unified job template of this id, or None."""
+        for coll in UNIFIED:
+            if oid in self.objects[coll]:
+                return coll, self.objects[coll][oid]
+        return None
+
+    def associate(self, node, edge, data):
+        """A node's edge to another node of the same workflow, as AWX allows it: no loop, no cycle, one edge
+        between two nodes."""
+        child = self.objects["workflow_job_template_nodes"].get(data["id"])
+        if child is None:
+            raise ApiError(400, {"msg": "Related object not found."})
+        if data.get("disassociate"):
+            if child["id"] in node["_" + edge]:
+                node["_" + edge].remove(child["id"])
+            return
+        if child["workflow_job_template"] != node["workflow_job_template"]:
+            raise ApiError(400, {"Error": "Cannot associate two nodes of different workflows."})
+        if child["id"] == node["id"]:
+            raise ApiError(400, {"Error": "Cycle detected."})
+        if any(child["id"] in node["_" + other] for other in EDGES if other != edge):
+            raise ApiError(400, {"Error": "Relationship not allowed."})
+        # A cycle: the new child reaches the node already.
+        seen, todo = set(), [child["id"]]
+        while todo:
+            current = self.objects["workflow_job_template_nodes"][todo.pop()]
+            if current["id"] == node["id"]:
+                raise ApiError(400, {"Error": "Cycle detected."})
+            if current["id"] not in seen:
+                seen.add(current["id"])
+                todo += [c for other in EDGES for c in current["_" + other]]
+        if child["id"] not in node["_" + edge]:
+            node["_" + edge].append(child["id"])
 
     def _check_source_path(self, path):
         if not path:
@@ -225,9 +287,14 @@ class Controller:
         merged = self.validate(coll, data)[1]
         if coll == "job_templates" and merged["organization"] is None:
             merged["organization"] = self.objects["projects"][merged["project"]]["organization"]
+        if coll == "workflow_job_template_nodes" and not merged["identifier"]:
+            merged["identifier"] = str(uuid.uuid4())  # AWX's default
         obj = self._seed(coll, merged)
         if coll == "job_templates":
             obj["_credentials"], obj["_survey_spec"] = [], {}
+        if coll == "workflow_job_template_nodes":
+            for edge in EDGES:
+                obj["_" + edge] = []
         update = None
         if coll == "projects" and obj["scm_type"]:
             update = self._project_update(obj)
@@ -251,6 +318,29 @@ class Controller:
         return update["id"]
 
     # ------------------------------------------------------------ listing
+    def unified_listing(self, query):
+        """/api/v2/unified_job_templates/: every project, inventory source, job template and workflow, filtered on
+        name, id, type and organization (an inventory source's is its inventory's)."""
+        rows = []
+        for coll in UNIFIED:
+            for obj in self.objects[coll].values():
+                organization = obj.get("organization")
+                if coll == "inventory_sources":
+                    organization = self.objects["inventories"][obj["inventory"]]["organization"]
+                rows.append((coll, obj, {"id": obj["id"], "name": obj["name"], "type": TYPES[coll],
+                                         "organization": organization}))
+        plain = [(k, v) for k, v in query if not k.startswith("or__") and k not in ("page", "page_size")]
+        alternatives = [(k[4:], v) for k, v in query if k.startswith("or__")]
+        for key, _value in plain + alternatives:
+            if key not in ("id", "name", "type", "organization"):
+                raise ApiError(400, {"detail": "Invalid field name: %s (this stand-in filters unified job templates "
+                                               "on id, name, type, organization)" % key})
+        found = [(c, o) for c, o, f in rows if all(_matches(f, k, v) for k, v in plain)
+                 and (not alternatives or any(_matches(f, k, v) for k, v in alternatives))]
+        found.sort(key=lambda row: row[1]["id"])
+        return {"count": len(found), "next": None, "previous": None,
+                "results": [self.render(c, o) for c, o in found]}
+
     def listing(self, coll, query):
         params, page, page_size = [], 1, PAGE_SIZE
         for key, value in query:

@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from standin_controller import Controller
-from standin_schema import API, CREATABLE, UNIQUE_WITHIN, VERSION, ApiError, check_survey
+from standin_schema import API, CREATABLE, EDGES, UNIQUE_WITHIN, VERSION, ApiError, check_survey
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -82,6 +82,9 @@ class Handler(BaseHTTPRequestHandler):
                 for jt in objects["job_templates"]:
                     jt["survey_spec"] = jt.pop("_survey_spec")
                     jt["credentials"] = [ctl.objects["credentials"][c]["name"] for c in jt.pop("_credentials")]
+                for node in objects["workflow_job_template_nodes"]:
+                    for edge in EDGES:
+                        node[edge] = node.pop("_" + edge)
                 self._send(200, {"objects": objects, "request_log": ctl.log, "tokens_issued": ctl.issued_ever,
                                  "project_playbooks": ctl.playbooks()})
             else:
@@ -120,6 +123,8 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(401, {"detail": "Authentication credentials were not provided."})
         if parts == ["config"] and method == "GET":
             return 200, {"version": VERSION, "ansible_version": "2.19", "license_info": {}}
+        if parts == ["unified_job_templates"] and method == "GET":
+            return 200, ctl.unified_listing(query)
         if not parts or parts[0] not in ctl.objects:
             raise ApiError(404, {"detail": "Not found: this stand-in serves %s" % ", ".join(sorted(ctl.objects))})
         coll = parts[0]
@@ -141,6 +146,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._survey(method, obj, raw)
         if coll == "job_templates" and sub == "credentials":
             return self._credentials(method, obj, raw)
+        if coll == "workflow_job_template_nodes" and sub in EDGES:
+            return self._edges(method, obj, sub, raw)
         if coll == "projects" and sub == "playbooks" and method == "GET":
             return 200, ctl.playbooks()
         raise ApiError(404, {"detail": "Not found: %s is not served by this stand-in." % path})
@@ -182,18 +189,34 @@ class Handler(BaseHTTPRequestHandler):
             return 200, None
         raise ApiError(405, {"detail": "Method not allowed."})
 
-    def _credentials(self, method, obj, raw):
+    def _association(self, method, coll, ids, raw):
+        """An association sub-list (AWX's SubListCreateAttachDetachAPIView): GET lists the objects COLL[ids]; POST
+        returns the {"id": N[, "disassociate": true]} body to act on, anything else is refused."""
         ctl = self.controller
         if method == "GET":
-            rows = [ctl.objects["credentials"][c] for c in obj["_credentials"]]
-            return 200, {"count": len(rows), "next": None, "previous": None,
-                         "results": [ctl.render("credentials", r) for r in rows]}
+            rows = [ctl.objects[coll][i] for i in ids]
+            return {"count": len(rows), "next": None, "previous": None,
+                    "results": [ctl.render(coll, r) for r in rows]}
         if method != "POST":
             raise ApiError(405, {"detail": "Method not allowed."})
         data = self._body(raw)
         if not isinstance(data, dict) or set(data) - {"id", "disassociate"} or not isinstance(data.get("id"), int):
             raise ApiError(400, {"detail": "Associate with {\"id\": N}, disassociate with "
                                            "{\"id\": N, \"disassociate\": true}."})
+        return data
+
+    def _edges(self, method, obj, edge, raw):
+        data = self._association(method, "workflow_job_template_nodes", obj["_" + edge], raw)
+        if method == "GET":
+            return 200, data
+        self.controller.associate(obj, edge, data)
+        return 204, None
+
+    def _credentials(self, method, obj, raw):
+        ctl = self.controller
+        data = self._association(method, "credentials", obj["_credentials"], raw)
+        if method == "GET":
+            return 200, data
         cred = ctl.objects["credentials"].get(data["id"])
         if cred is None:
             raise ApiError(400, {"msg": "Related object not found."})

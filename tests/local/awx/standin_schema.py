@@ -94,6 +94,31 @@ SCHEMAS = {
         "webhook_service": Field("choice", "", choices=["", "github", "gitlab", "bitbucket_dc"]),
         "webhook_credential": _fk("credentials"), "prevent_instance_group_fallback": _b(),
     },
+    # awx/api/serializers.py WorkflowJobTemplateSerializer: the fields awx.awx's workflow_job_template module sends.
+    "workflow_job_templates": {
+        "name": _s(required=True), "description": _s(), "organization": _fk("organizations"),
+        "inventory": _fk("inventories"), "limit": _s(None, null=True), "scm_branch": _s(None, null=True),
+        "extra_vars": Field("vars", ""), "survey_enabled": _b(), "allow_simultaneous": _b(),
+        **{name: _b() for name in ["ask_inventory_on_launch", "ask_scm_branch_on_launch", "ask_limit_on_launch",
+                                   "ask_variables_on_launch", "ask_labels_on_launch", "ask_tags_on_launch",
+                                   "ask_skip_tags_on_launch"]},
+        "job_tags": _s(None, null=True), "skip_tags": _s(None, null=True),
+        "webhook_service": Field("choice", "", choices=["", "github", "gitlab", "bitbucket_dc"]),
+        "webhook_credential": _fk("credentials"),
+    },
+    # WorkflowJobTemplateNodeSerializer: the node, what it runs (any unified job template: a project's or an
+    # inventory source's update, a job template, a workflow) and its prompts. The edges (success_nodes,
+    # failure_nodes, always_nodes) are sub-lists, associated by id.
+    "workflow_job_template_nodes": {
+        "workflow_job_template": _fk("workflow_job_templates", required=True),
+        "unified_job_template": Field("ujt", None, null=True), "identifier": _s(),
+        "all_parents_must_converge": _b(), "extra_data": Field("dict", {}), "inventory": _fk("inventories"),
+        "scm_branch": _s(None, null=True), "job_type": Field("choice", None, null=True, choices=["run", "check"]),
+        "job_tags": _s(None, null=True), "skip_tags": _s(None, null=True), "limit": _s(None, null=True),
+        "diff_mode": Field("bool", None, null=True), "verbosity": Field("choice", None, null=True, choices=[0, 1, 2, 3, 4, 5]),
+        "forks": Field("int", None, null=True, minimum=0), "job_slice_count": Field("int", None, null=True, minimum=1),
+        "timeout": Field("int", None, null=True),
+    },
     # Seeded only: the site's credentials are never created by configure.yml.
     "credentials": {"name": _s(required=True), "description": _s(), "organization": _fk("organizations"),
                     "credential_type": Field("int", 1, read_only=True), "kind": _s(read_only=True),
@@ -101,11 +126,18 @@ SCHEMAS = {
 }
 TYPES = {"organizations": "organization", "execution_environments": "execution_environment", "projects": "project",
          "inventories": "inventory", "inventory_sources": "inventory_source", "job_templates": "job_template",
-         "credentials": "credential", "project_updates": "project_update"}
-CREATABLE = ["organizations", "execution_environments", "projects", "inventories", "inventory_sources", "job_templates"]
+         "credentials": "credential", "project_updates": "project_update",
+         "workflow_job_templates": "workflow_job_template", "workflow_job_template_nodes": "workflow_job_template_node"}
+CREATABLE = ["organizations", "execution_environments", "projects", "inventories", "inventory_sources", "job_templates",
+             "workflow_job_templates", "workflow_job_template_nodes"]
+# The unified job templates: one id space in AWX (a node's unified_job_template names any of them by id).
+UNIFIED = ["projects", "inventory_sources", "job_templates", "workflow_job_templates"]
+# A node's edges, as AWX names its sub-lists.
+EDGES = ["success_nodes", "failure_nodes", "always_nodes"]
 # AWX's uniqueness: a name once (organizations), or once per organization / inventory.
 UNIQUE_WITHIN = {"organizations": None, "projects": "organization", "inventories": "organization",
-                 "inventory_sources": "inventory", "job_templates": "organization"}
+                 "inventory_sources": "inventory", "job_templates": "organization",
+                 "workflow_job_templates": "organization"}
 CREDENTIAL_TYPES = {"ssh": (1, "Machine"), "scm": (2, "Source Control"), "vault": (3, "Vault"),
                     "registry": (17, "Container Registry")}
 SCM_FIELDS = ["scm_type", "scm_url", "scm_branch", "scm_refspec", "credential", "scm_clean", "scm_track_submodules"]
