@@ -75,7 +75,9 @@ def test_a_fresh_node_check_that_starts_slurmd_or_makes_a_key_fails(tmp_path):
     key_task = "TASK [gpufleet.cluster.slurm : Munge | Keep the cluster's key on the primary controller, creating it once] ***\n"
     path = _spliced(tmp_path, _FRESH, key_task + "ok: [gpu03 -> head(10.123.127.10)]", key_task + "changed: [gpu03]")
     assert check_log.fresh_check(path, "gpu03") == [
-        "the cluster's munge key was not read from the primary controller head"]
+        "the cluster's munge key was made anew, not slurm_munge_key nor read from the primary controller head"]
+    path = _spliced(tmp_path, _FRESH, key_task + "ok: [gpu03 -> head(10.123.127.10)]", key_task + "skipping: [gpu03]")
+    assert check_log.fresh_check(path, "gpu03") == []  # slurm_munge_key given: the primary is not read
     banner = "TASK [gpufleet.cluster.slurm : Compute | Enable and start slurmd] **************\nchanged: [gpu03]\n"
     path = _spliced(tmp_path, _FRESH, "PLAY RECAP", banner + "\nPLAY RECAP")
     assert check_log.fresh_check(path, "gpu03") == [
