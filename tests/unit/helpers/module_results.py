@@ -6,8 +6,10 @@
 
 import contextlib
 import importlib
+import importlib.util
 import io
 import json
+import os
 
 import pytest
 import yaml
@@ -31,6 +33,10 @@ def warnings(result):
     return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.get("warnings", [])]
 
 
+_FRAGMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                          "plugins", "doc_fragments")
+
+
 class _Fragments:
     """The collection's doc fragments, found as ansible-doc's fragment loader finds them (None when unknown)."""
 
@@ -39,11 +45,17 @@ class _Fragments:
         prefix = COLLECTION + "."
         if not name.startswith(prefix):
             return None
-        try:
-            found = importlib.import_module("ansible_collections.gpufleet.cluster.plugins.doc_fragments."
-                                            + name[len(prefix):]).ModuleDocFragment
-        except ImportError:
+        # Loaded from its file, as the fragment loader reads it: importing it as a package module would go through
+        # ansible's collection finder whenever an earlier test installed it (a plugin loader, a templar), and the
+        # finder refuses a collection package that plain sys.path imported first ("collection metadata was not
+        # loaded"), so the result depended on the order of the tests.
+        path = os.path.join(_FRAGMENTS, name[len(prefix):] + ".py")
+        if not os.path.isfile(path):
             return None
+        spec = importlib.util.spec_from_file_location("_gpufleet_doc_fragment_" + name[len(prefix):], path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        found = module.ModuleDocFragment
         found.ansible_name = name
         return found
 
