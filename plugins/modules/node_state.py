@@ -28,7 +28,8 @@ description:
     version, major version and codename, the OS family, the architecture, the running kernel and the host name) from
     the files setup reads, and the number of logical CPUs and the memory (C(processor_vcpus) from C(/proc/cpuinfo),
     C(memtotal_mb) from C(/proc/meminfo), as setup's hardware subset says them), returns it in RV(os) and sets it
-    as facts (C(ansible_facts['distribution']) ...), so that no role needs C(setup). The kernel is always the running one (C(/proc/sys/kernel/osrelease)), never a cached fact.
+    as facts (C(ansible_facts['distribution']) ...), so that no role needs C(setup). The kernel is always the running
+    one (C(/proc/sys/kernel/osrelease)), never a cached fact.
   - O(addresses) returns the node's interfaces with their IPv4 and IPv6 addresses (one C(ip -j addr show)), read live.
   - O(contents) returns the content of small files (at most O(contents_limit) bytes each, such as a table under C(/proc), a
     setting, a drop-in), in place of a C(slurp) task per file. Never name a file holding a secret there, as its content
@@ -441,13 +442,8 @@ interfaces:
 
 import fnmatch
 import glob
-import grp
-import hashlib
-import hmac
 import os
-import pwd
 import re
-import stat
 from typing import Any, Dict, List, Optional
 
 from ansible.module_utils.basic import AnsibleModule
@@ -459,11 +455,14 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.tcp_listen
     TcpListenerError, listeners_on, parse_proc_net_tcp,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.marked_blocks import (
-    DEFAULT_MARKER, MarkedBlockError, block_of, marker_lines,
+    DEFAULT_MARKER, MarkedBlockError, marker_lines,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.addresses import AddressError, parse_ip_addr_json
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.contents import (
     ContentError, read_content, read_glob_contents,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.files import (
+    block_state, path_state, read_text, secret_state,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.manager import (
     ManagerPropertyError, parse_manager_properties,
@@ -587,44 +586,6 @@ def parse_units(names: List[str], output: str, extra: Optional[List[str]] = None
         raise NodeStateError(str(err)) from None
 
 
-def _sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def secret_state(path: str, sha256: str) -> Dict[str, Any]:
-    """What path_state says of a file holding a secret, with whether its content has the SHA-256 given instead of
-    the hash itself."""
-    state = path_state(path, digest=False)
-    is_file = state["exists"] and stat.S_ISREG(os.stat(path).st_mode)
-    state["matches"] = bool(is_file and hmac.compare_digest(_sha256_of(path), sha256))
-    return state
-
-
-def path_state(path: str, digest: bool = True) -> Dict[str, Any]:
-    """Type, owner, group and mode of a path (symbolic links followed); with digest, a regular file's SHA-256."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return {"exists": False, "isdir": False}
-    try:
-        owner = pwd.getpwuid(info.st_uid).pw_name
-    except KeyError:
-        owner = str(info.st_uid)
-    try:
-        group = grp.getgrgid(info.st_gid).gr_name
-    except KeyError:
-        group = str(info.st_gid)
-    state = {"exists": True, "isdir": stat.S_ISDIR(info.st_mode), "owner": owner, "group": group,
-             "mode": "%04o" % stat.S_IMODE(info.st_mode)}
-    if digest and stat.S_ISREG(info.st_mode):
-        state["sha256"] = _sha256_of(path)
-    return state
-
-
 def read_packages(module: AnsibleModule, names: List[str], patterns: Optional[List[str]] = None) -> Dict[str, str]:
     patterns = patterns or []
     if not names and not patterns:
@@ -699,28 +660,20 @@ def read_listeners(module: AnsibleModule, ports: List[int]) -> Dict[str, Dict[st
     return listeners_on(found, ports)
 
 
-def _read_text(path: str) -> Optional[str]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
 def read_os(module: AnsibleModule) -> Dict[str, Any]:
     """The OS facts (node.os_release) from the files setup reads; a file that cannot be read fails the module."""
     try:
-        release_text = next((text for text in map(_read_text, _OS_FILES) if text is not None), None)
+        release_text = next((text for text in map(read_text, _OS_FILES) if text is not None), None)
         if release_text is None:
             module.fail_json(msg="node_state: neither %s exists: cannot tell the operating system" % " nor ".join(_OS_FILES))
-        kernel = _read_text("/proc/sys/kernel/osrelease")
+        kernel = read_text("/proc/sys/kernel/osrelease")
         if kernel is None:
             module.fail_json(msg="node_state: /proc/sys/kernel/osrelease does not exist: cannot tell the running kernel")
-        hardware = {name: _read_text("/proc/" + name) for name in ("cpuinfo", "meminfo")}
+        hardware = {name: read_text("/proc/" + name) for name in ("cpuinfo", "meminfo")}
         for name, text in hardware.items():
             if text is None:
                 module.fail_json(msg="node_state: /proc/%s does not exist: cannot tell the node's CPUs and memory" % name)
-        facts: Dict[str, Any] = dict(os_facts(parse_os_release(release_text), _read_text("/etc/debian_version"), kernel,
+        facts: Dict[str, Any] = dict(os_facts(parse_os_release(release_text), read_text("/etc/debian_version"), kernel,
                                               os.uname().machine, os.uname().nodename))
         facts["processor_vcpus"] = count_vcpus(hardware["cpuinfo"])
         facts["memtotal_mb"] = memtotal_mb(hardware["meminfo"])
@@ -742,16 +695,6 @@ def read_interfaces(module: AnsibleModule) -> Dict[str, Dict[str, Any]]:
     except AddressError as err:
         module.fail_json(msg="node_state: %s" % err)
     return {}  # not reached: fail_json exits
-
-
-def block_state(entry: Dict[str, Any]) -> Dict[str, Any]:
-    """Whether the file holds the marked block, and the SHA-256 of its lines."""
-    text = _read_text(entry["path"])
-    found = block_of(text, entry["marker"], entry["marker_begin"], entry["marker_end"])
-    state: Dict[str, Any] = {"exists": text is not None, "found": found is not None}
-    if found is not None:
-        state["sha256"] = hashlib.sha256(found.encode("utf-8")).hexdigest()
-    return state
 
 
 def read_contents(module: AnsibleModule, paths: List[str], limit: int) -> Dict[str, Dict[str, Any]]:
