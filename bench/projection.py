@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 gpufleet.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Project a fleet's node-job converge from a measured lab run (issue 29).
 
-    bench/projection.py RUN_CPU.json --node gpu01 [--nodes 2048] [--execution-nodes 8] [--cores 16]
+    python3 bench/projection.py RUN_CPU.json --node gpu01 [--nodes 2048] [--execution-nodes 8] [--cores 16]
                         [--slices-per-execution-node 2] [--node-seconds S]
 
 RUN_CPU.json is what bench/callback_plugins/run_cpu.py wrote for a measured run of the node job (or site.yml): the
