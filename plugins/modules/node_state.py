@@ -28,7 +28,8 @@ description:
     version, major version and codename, the OS family, the architecture, the running kernel and the host name) from
     the files setup reads, and the number of logical CPUs and the memory (C(processor_vcpus) from C(/proc/cpuinfo),
     C(memtotal_mb) from C(/proc/meminfo), as setup's hardware subset says them), returns it in RV(os) and sets it
-    as facts (C(ansible_facts['distribution']) ...), so that no role needs C(setup). The kernel is always the running one (C(/proc/sys/kernel/osrelease)), never a cached fact.
+    as facts (C(ansible_facts['distribution']) ...), so that no role needs C(setup). The kernel is always the running
+    one (C(/proc/sys/kernel/osrelease)), never a cached fact.
   - O(addresses) returns the node's interfaces with their IPv4 and IPv6 addresses (one C(ip -j addr show)), read live.
   - O(contents) returns the content of small files (at most O(contents_limit) bytes each, such as a table under C(/proc), a
     setting, a drop-in), in place of a C(slurp) task per file. Never name a file holding a secret there, as its content

@@ -145,8 +145,11 @@ set -uo pipefail
 jobs_init "$LOGS" fake "${SLOTS:-0}"
 job() {
   echo "start $1" >>"$EVENTS"
+  touch "$TREE/$1.begun"
   case $1 in
-    pass*) echo "== $1: a step"; echo "not a step line" ;;
+    pass*) # PASS_AFTER=NAME: a pass job ends only once NAME has begun (its slot taken is then in EVENTS too)
+      [ -z "${PASS_AFTER:-}" ] || for _ in $(seq 300); do [ -e "$TREE/$PASS_AFTER.begun" ] && break; sleep 0.1; done
+      echo "== $1: a step"; echo "not a step line" ;;
     fail*) echo "the end of $1"; echo "end $1" >>"$EVENTS"; return 3 ;;
     show*) echo "== $1 sid=$(ps -o sid= -p $BASHPID | tr -d ' ') nice=$(ps -o ni= -p $BASHPID | tr -d ' ') \\
 ag=$(sed -n 's/.* nice //p' /proc/$BASHPID/autogroup 2>/dev/null) log=$JOB_LOG" ;;
@@ -180,9 +183,9 @@ def _runner_env(tree, slots=0):
     return _env(TREE=str(tree), LOGS=str(tree / "logs"), EVENTS=str(tree / "events"), SLOTS=str(slots))
 
 
-def _jobs(tree, *lanes, slots=0, timeout=120, prefix=()):
+def _jobs(tree, *lanes, slots=0, timeout=120, prefix=(), env=None):
     return subprocess.run([*prefix, "bash", str(tree / "runner.sh"), *lanes], capture_output=True, text=True,
-                          timeout=timeout, check=False, cwd=tree, env=_runner_env(tree, slots))
+                          timeout=timeout, check=False, cwd=tree, env=dict(_runner_env(tree, slots), **(env or {})))
 
 
 def _events(tree):
@@ -243,8 +246,11 @@ def test_lanes_started_inside_a_job_share_its_session_and_its_share_of_the_cpu(r
 
 
 def test_slots_start_the_lanes_in_the_order_given_as_slots_free_up(runner):
-    # wait_for_pass3 ends once pass3 started: pass3 must get pass2's slot while wait_for_pass3 holds the other
-    run = _jobs(runner, "job wait_for_pass3", "job pass2", "job pass3", "job pass4", slots=2)
+    # wait_for_pass3 ends once pass3 started: pass3 must get pass2's slot while wait_for_pass3 holds the other.
+    # pass2 ends only once wait_for_pass3 has begun: on a loaded machine wait_for_pass3's first line ran after pass2
+    # and pass3 had ended, and the events showed one job at a time although both slots were taken.
+    run = _jobs(runner, "job wait_for_pass3", "job pass2", "job pass3", "job pass4", slots=2,
+                env={"PASS_AFTER": "wait_for_pass3"})
     assert run.returncode == 0, run.stdout + run.stderr
     events = _events(runner)
     running, most = 0, 0
