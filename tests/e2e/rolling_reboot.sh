@@ -73,10 +73,13 @@ held="e2e: held for a DIMM swap"
 scontrol update NodeName=gpu03 State=DRAIN Reason="$held"
 echo "nodes $nodes run nvidia 535.183.01 (stand-in), packages $old_packages; job $job runs on gpu01; gpu03 drained" \
   "($held); PID 1 start times: $before"
-# Once the canary (gpu01) has its packages and before the batch after it begins, what each node has installed.
+# Once the canary (gpu01) has its packages and before the batch after it begins, what each node has installed: the
+# first read after apt changed a node's packages is the canary's (the kernel-module steps, skipped in the lab since
+# the driver role's fold, print nothing to wait for).
 during() {
   for _ in $(seq 1200); do
-    if grep -q "nvidia_driver : Modules |" "$logs/rolling.log" 2>/dev/null; then packages; return 0; fi
+    if grep -q "nvidia_driver : Packages | Read the driver's packages and units again" "$logs/rolling.log" 2>/dev/null
+    then packages; return 0; fi
     sleep 0.5
   done
   echo "the run never reached its kernel modules"
