@@ -118,6 +118,16 @@ options:
     type: list
     elements: str
     default: []
+  systemd_absent:
+    description:
+      - What to do when O(units) or O(manager_properties) are asked on a host that does not run systemd as its init
+        (no C(/run/systemd/system), the test of C(sd_booted(3)); a chroot, a container without systemd).
+      - C(fail) fails the module, saying so. C(report) reads nothing from systemd and returns RV(systemd) false with
+        RV(units) and RV(manager) empty, for a role that checks its input before it refuses such a host (its own
+        check of RV(systemd) refuses it then).
+    type: str
+    choices: [fail, report]
+    default: fail
   glob_contents:
     description:
       - Absolute patterns (as O(globs)) whose matches' contents are returned in RV(glob_contents). Not for files
@@ -362,6 +372,11 @@ blocks:
         - SHA-256 of the block's lines joined by newlines, with no newline after the last (what was given as
           O(gpufleet.cluster.config_files#module:files[].block) to C(config_files), less one last newline); only when C(found).
       type: str
+systemd:
+  description: Whether this host runs systemd as its init (C(/run/systemd/system) is a directory).
+  returned: always
+  type: bool
+  sample: true
 manager:
   description: Each property of O(manager_properties) of the systemd manager, by name.
   returned: always
@@ -491,6 +506,7 @@ ARGUMENT_SPEC = {
     "contents_limit": {"type": "int", "default": 65536},
     "manager_properties": {"type": "list", "elements": "str", "default": []},
     "glob_contents": {"type": "list", "elements": "str", "default": []},
+    "systemd_absent": {"type": "str", "choices": ["fail", "report"], "default": "fail"},
     "package_patterns": {"type": "list", "elements": "str", "default": []},
     "rdma": {"type": "bool", "default": False},
     "blocks": {"type": "list", "elements": "dict", "default": [], "options": {
@@ -507,6 +523,7 @@ _OS_FILES = ("/etc/os-release", "/usr/lib/os-release")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 _PROC_NET_TCP = (("/proc/net/tcp", 4), ("/proc/net/tcp6", 6))
 _SYSFS_ROOT = "/sys"
+_SYSTEMD_RUN_DIR = "/run/systemd/system"  # sd_booted(3): systemd runs as init when this is a directory
 _PACKAGE_PATTERN_RE = re.compile(r"[a-z0-9*?][a-z0-9+.*?-]*")
 _PACKAGE_PATTERN_ALLOWED = "a dpkg package pattern: lower-case letters, digits, '+', '-', '.', '*' and '?'"
 
@@ -727,8 +744,15 @@ def main() -> None:
     except (NodeStateError, FileRuleError) as err:
         module.fail_json(msg="node_state: refusing to read: %s" % err)
     packages = read_packages(module, module.params["packages"], module.params["package_patterns"])
-    manager = read_manager(module, module.params["manager_properties"])
-    units = read_units(module, module.params["units"], module.params["unit_properties"])
+    systemd = os.path.isdir(_SYSTEMD_RUN_DIR)
+    asks_systemd = bool(module.params["units"] or module.params["manager_properties"])
+    if asks_systemd and not systemd and module.params["systemd_absent"] == "fail":
+        module.fail_json(msg="node_state: this host does not run systemd as its init (no %s), so the units %s and "
+                             "the manager properties %s cannot be read" % (
+                                 _SYSTEMD_RUN_DIR, ", ".join(module.params["units"]) or "(none)",
+                                 ", ".join(module.params["manager_properties"]) or "(none)"))
+    manager = read_manager(module, module.params["manager_properties"]) if systemd else {}
+    units = read_units(module, module.params["units"], module.params["unit_properties"]) if systemd else {}
     try:
         paths = {path: path_state(path) for path in module.params["paths"]}
     except OSError as err:
@@ -757,7 +781,7 @@ def main() -> None:
         module.fail_json(msg="node_state: reading %s/class/infiniband failed: %s" % (_SYSFS_ROOT, to_native(err)))
     module.exit_json(changed=False, packages=packages, units=units, paths=paths, secrets=secrets,
                      listeners=listeners, globs=globs, contents=contents, blocks=blocks, manager=manager,
-                     glob_contents=globbed, os=os_state, interfaces=interfaces, **extra)
+                     glob_contents=globbed, os=os_state, interfaces=interfaces, systemd=systemd, **extra)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ def fake_commands(monkeypatch, answers):
     fake = FakeCommands(answers)
     monkeypatch.setattr(AnsibleModule, "run_command", lambda _self, argv, **_kwargs: fake(argv))
     monkeypatch.setattr(AnsibleModule, "get_bin_path", lambda _self, name, required=False: "/usr/bin/" + name)
+    # A host that runs systemd as its init (a node), whatever runs these tests.
+    monkeypatch.setattr(module, "_SYSTEMD_RUN_DIR", os.path.dirname(os.path.abspath(__file__)))
     return fake
 
 
@@ -431,3 +433,23 @@ def test_refuses_a_pattern_or_property_that_is_not_one(run_main, commands, args,
     result = run_main(module, args)
     assert result["failed"] is True and result["msg"].startswith("node_state: refusing to read: " + field)
     assert commands.calls == []
+
+
+@pytest.mark.parametrize("asked", [{"units": ["munge"]}, {"manager_properties": ["DefaultLimitMEMLOCK"]}])
+def test_a_host_without_systemd_fails_by_default_and_is_reported_when_asked(run_main, commands, monkeypatch,
+                                                                            tmp_path, asked):
+    monkeypatch.setattr(module, "_SYSTEMD_RUN_DIR", str(tmp_path / "run-systemd-system"))
+    failed = run_main(module, dict(asked))
+    assert failed["failed"] is True
+    assert "does not run systemd as its init (no %s)" % (tmp_path / "run-systemd-system") in failed["msg"]
+    reported = run_main(module, dict(asked, systemd_absent="report", paths=[str(tmp_path)]))
+    assert reported["systemd"] is False and reported["units"] == {} and reported["manager"] == {}
+    assert reported["paths"][str(tmp_path)]["exists"] is True  # the other reads still run
+    assert commands.calls == []  # systemctl was never asked
+
+
+def test_systemd_is_reported_on_a_host_that_runs_it(run_main, commands):
+    commands.answers["systemctl"] = (0, HEAD_UNITS, "")
+    result = run_main(module, {"units": ["munge", "mariadb", "slurmdbd", "slurmctld", "slurmd"],
+                               "systemd_absent": "report"})
+    assert result["systemd"] is True and result["units"]["munge"]["active"] == "active"
