@@ -35,6 +35,16 @@ description:
     setting, a drop-in), in place of a C(slurp) task per file. Never name a file holding a secret there, as its content
     is in the result and so in the log (use O(secrets)).
   - O(unit_properties) adds further systemd properties of every unit asked for (one C(systemctl show) still).
+  - O(manager_properties) reads properties of the systemd manager itself (C(systemctl show) with no unit, such as
+    C(DefaultLimitMEMLOCK)), which no unit's properties give. A property systemctl does not print fails the module.
+  - O(glob_contents) returns the content of every file a pattern matches (such as C(/etc/security/limits.d/*.conf));
+    a pattern that matches nothing has no entries; a match that cannot be read, or is over O(contents_limit), fails
+    the module.
+  - O(package_patterns) asks dpkg for the packages that match a pattern (such as C(doca-*)) in the same
+    C(dpkg-query) call as O(packages).
+  - O(rdma) reads the node's RDMA devices and ports from sysfs (C(/sys/class/infiniband/*), as
+    M(gpufleet.cluster.rdma_info) reads them), so that a role can check the ports a site expects on every run
+    without a second module run.
 author:
   - gpufleet.cluster contributors (@gpufleet)
 options:
@@ -101,8 +111,43 @@ options:
     type: list
     elements: path
     default: []
+  manager_properties:
+    description:
+      - Properties of the systemd manager (C(DefaultLimitMEMLOCK), C(DefaultLimitMEMLOCKSoft), each a capital letter,
+        then letters and digits) returned in RV(manager).
+    type: list
+    elements: str
+    default: []
+  systemd_absent:
+    description:
+      - What to do when O(units) or O(manager_properties) are asked on a host that does not run systemd as its init
+        (no C(/run/systemd/system), the test of C(sd_booted(3)); a chroot, a container without systemd).
+      - C(fail) fails the module, saying so. C(report) reads nothing from systemd and returns RV(systemd) false with
+        RV(units) and RV(manager) empty, for a role that checks its input before it refuses such a host (its own
+        check of RV(systemd) refuses it then).
+    type: str
+    choices: [fail, report]
+    default: fail
+  glob_contents:
+    description:
+      - Absolute patterns (as O(globs)) whose matches' contents are returned in RV(glob_contents). Not for files
+        holding a secret.
+    type: list
+    elements: str
+    default: []
+  package_patterns:
+    description:
+      - dpkg package patterns (lower-case letters, digits, C(+), C(-), C(.), C(*) and C(?)); the installed packages
+        they match are added to RV(packages).
+    type: list
+    elements: str
+    default: []
+  rdma:
+    description: Read the RDMA devices and ports from sysfs (RV(rdma)).
+    type: bool
+    default: false
   contents_limit:
-    description: The most bytes a file of O(contents) may hold (1 to 1048576).
+    description: The most bytes a file of O(contents) or O(glob_contents) may hold (1 to 1048576).
     type: int
     default: 65536
   blocks:
@@ -149,7 +194,8 @@ attributes:
       - Debian and Ubuntu (C(dpkg-query)) with systemd (C(systemctl)); each is run only when asked for.
         O(listen_ports) reads Linux's C(/proc/net/tcp) and C(/proc/net/tcp6) (the latter may be absent where the
         kernel has no IPv6, and then nothing listens on IPv6). O(os) reads C(/etc/os-release), C(/etc/debian_version),
-        C(/proc/sys/kernel/osrelease), C(/proc/cpuinfo) and C(/proc/meminfo); O(addresses) runs iproute2's C(ip).
+        C(/proc/sys/kernel/osrelease), C(/proc/cpuinfo) and C(/proc/meminfo); O(addresses) runs iproute2's C(ip);
+        O(rdma) reads Linux's C(/sys/class/infiniband).
 extends_documentation_fragment:
   - gpufleet.cluster.attributes.info_module
 """
@@ -187,6 +233,14 @@ EXAMPLES = r"""
     unit_properties: [FragmentPath]
   register: node
 
+- name: Read systemd's default memlock, the pam_limits drop-ins, the vendor RDMA packages and the HCA ports
+  gpufleet.cluster.node_state:
+    manager_properties: [DefaultLimitMEMLOCK, DefaultLimitMEMLOCKSoft]
+    glob_contents: [/etc/security/limits.d/*.conf]
+    package_patterns: [doca-*, mlnx-ofed-*]
+    rdma: true
+  register: node
+
 - name: Refuse a MariaDB reachable from the network
   ansible.builtin.assert:
     that: dbd.listeners['3306'].exposed | length == 0
@@ -194,7 +248,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 packages:
-  description: The packages asked for that dpkg reports as installed, each with its version (epoch kept).
+  description:
+    - The packages asked for (by name, or matching one of O(package_patterns)) that dpkg reports as installed, each
+      with its version (epoch kept).
   returned: always
   type: dict
   sample: {munge: 0.5.15-2, slurmd: 22.05.8-4+deb12u3}
@@ -316,6 +372,52 @@ blocks:
         - SHA-256 of the block's lines joined by newlines, with no newline after the last (what was given as
           O(gpufleet.cluster.config_files#module:files[].block) to C(config_files), less one last newline); only when C(found).
       type: str
+systemd:
+  description: Whether this host runs systemd as its init (C(/run/systemd/system) is a directory).
+  returned: always
+  type: bool
+  sample: true
+manager:
+  description: Each property of O(manager_properties) of the systemd manager, by name.
+  returned: always
+  type: dict
+  sample: {DefaultLimitMEMLOCK: "8388608", DefaultLimitMEMLOCKSoft: "8388608"}
+glob_contents:
+  description:
+    - One entry per pattern of O(glob_contents), each match (sorted) to its content, with the fields of an entry of
+      RV(contents); empty for a pattern that matches nothing.
+  returned: always
+  type: dict
+  sample: {/etc/security/limits.d/*.conf: {/etc/security/limits.d/90-gpufleet.conf: {
+           exists: true, size: 22, encoding: text, content: "* soft memlock unlimited\n"}}}
+rdma:
+  description: The RDMA devices and ports sysfs gives; empty unless O(rdma).
+  returned: always
+  type: dict
+  sample: {devices: [], ports: [], summary: {devices: 0, ports: 0, active: 0, active_by_link_layer: {}, not_active: []},
+           problems: [], msg: "no RDMA device found: /sys/class/infiniband is empty or missing; is the HCA driver
+           (mlx5_ib, ib_core) loaded?"}
+  contains:
+    devices:
+      description: One per device, in natural name order, with its C(ports), as M(gpufleet.cluster.rdma_info) returns them.
+      type: list
+      elements: dict
+    ports:
+      description:
+        - Every port, each with its C(device), C(port) (number), C(state) (C(ACTIVE) ...), C(phys_state), C(rate_gbps),
+          C(link_layer) and the other fields of M(gpufleet.cluster.rdma_info)'s ports.
+      type: list
+      elements: dict
+    summary:
+      description: Counts of devices, ports and ACTIVE ports by link layer, and the ports not ACTIVE with a reason.
+      type: dict
+    problems:
+      description: Values sysfs gave that could not be parsed (each left unset in its port or device).
+      type: list
+      elements: str
+    msg:
+      description: The summary in words.
+      type: str
 os:
   description: The operating system's facts, as C(setup) names them; empty unless O(os).
   returned: always
@@ -353,14 +455,10 @@ interfaces:
       elements: dict
 """
 
+import fnmatch
 import glob
-import grp
-import hashlib
-import hmac
 import os
-import pwd
 import re
-import stat
 from typing import Any, Dict, List, Optional
 
 from ansible.module_utils.basic import AnsibleModule
@@ -372,10 +470,19 @@ from ansible_collections.gpufleet.cluster.plugins.module_utils.common.tcp_listen
     TcpListenerError, listeners_on, parse_proc_net_tcp,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.common.marked_blocks import (
-    DEFAULT_MARKER, MarkedBlockError, block_of, marker_lines,
+    DEFAULT_MARKER, MarkedBlockError, marker_lines,
 )
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.addresses import AddressError, parse_ip_addr_json
-from ansible_collections.gpufleet.cluster.plugins.module_utils.node.contents import ContentError, read_content
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.contents import (
+    ContentError, read_content, read_glob_contents,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.files import (
+    block_state, path_state, read_text, secret_state,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.manager import (
+    ManagerPropertyError, parse_manager_properties,
+)
+from ansible_collections.gpufleet.cluster.plugins.module_utils.node.rdma import rdma_state
 from ansible_collections.gpufleet.cluster.plugins.module_utils.node.os_release import (
     OsReleaseError, count_vcpus, memtotal_mb, os_facts, parse_os_release,
 )
@@ -397,6 +504,11 @@ ARGUMENT_SPEC = {
     "unit_properties": {"type": "list", "elements": "str", "default": []},
     "contents": {"type": "list", "elements": "path", "default": []},
     "contents_limit": {"type": "int", "default": 65536},
+    "manager_properties": {"type": "list", "elements": "str", "default": []},
+    "glob_contents": {"type": "list", "elements": "str", "default": []},
+    "systemd_absent": {"type": "str", "choices": ["fail", "report"], "default": "fail"},
+    "package_patterns": {"type": "list", "elements": "str", "default": []},
+    "rdma": {"type": "bool", "default": False},
     "blocks": {"type": "list", "elements": "dict", "default": [], "options": {
         "path": {"type": "path", "required": True},
         "marker": {"type": "str", "default": DEFAULT_MARKER},
@@ -410,6 +522,10 @@ _CONTENTS_MAX = 1 << 20
 _OS_FILES = ("/etc/os-release", "/usr/lib/os-release")
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 _PROC_NET_TCP = (("/proc/net/tcp", 4), ("/proc/net/tcp6", 6))
+_SYSFS_ROOT = "/sys"
+_SYSTEMD_RUN_DIR = "/run/systemd/system"  # sd_booted(3): systemd runs as init when this is a directory
+_PACKAGE_PATTERN_RE = re.compile(r"[a-z0-9*?][a-z0-9+.*?-]*")
+_PACKAGE_PATTERN_ALLOWED = "a dpkg package pattern: lower-case letters, digits, '+', '-', '.', '*' and '?'"
 
 # Local rules, input_rules' conventions (fullmatch, the message names the field, the value and what is allowed).
 _PACKAGE_RE = input_rules.RULES["package"].pattern  # the collection's one package-name rule
@@ -443,6 +559,13 @@ def check_arguments(params: Dict[str, Any]) -> None:
         absolute_path("paths[%d]" % index, path, NodeStateError)
     for index, pattern in enumerate(params["globs"]):
         _checked("globs[%d]" % index, pattern, _GLOB_RE, _GLOB_ALLOWED)
+    for index, pattern in enumerate(params.get("glob_contents") or []):
+        _checked("glob_contents[%d]" % index, pattern, _GLOB_RE, _GLOB_ALLOWED)
+    for index, pattern in enumerate(params.get("package_patterns") or []):
+        _checked("package_patterns[%d]" % index, pattern, _PACKAGE_PATTERN_RE, _PACKAGE_PATTERN_ALLOWED)
+    for index, name in enumerate(params.get("manager_properties") or []):
+        _checked("manager_properties[%d]" % index, name, PROPERTY_RE,
+                 "a systemd property name: a capital letter, then letters and digits")
     for index, entry in enumerate(params.get("secrets") or []):
         absolute_path("secrets[%d].path" % index, entry["path"], NodeStateError)
         if not isinstance(entry["sha256"], str) or not _SHA256_RE.fullmatch(entry["sha256"]):
@@ -480,56 +603,21 @@ def parse_units(names: List[str], output: str, extra: Optional[List[str]] = None
         raise NodeStateError(str(err)) from None
 
 
-def _sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def secret_state(path: str, sha256: str) -> Dict[str, Any]:
-    """What path_state says of a file holding a secret, with whether its content has the SHA-256 given instead of
-    the hash itself."""
-    state = path_state(path, digest=False)
-    is_file = state["exists"] and stat.S_ISREG(os.stat(path).st_mode)
-    state["matches"] = bool(is_file and hmac.compare_digest(_sha256_of(path), sha256))
-    return state
-
-
-def path_state(path: str, digest: bool = True) -> Dict[str, Any]:
-    """Type, owner, group and mode of a path (symbolic links followed); with digest, a regular file's SHA-256."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return {"exists": False, "isdir": False}
-    try:
-        owner = pwd.getpwuid(info.st_uid).pw_name
-    except KeyError:
-        owner = str(info.st_uid)
-    try:
-        group = grp.getgrgid(info.st_gid).gr_name
-    except KeyError:
-        group = str(info.st_gid)
-    state = {"exists": True, "isdir": stat.S_ISDIR(info.st_mode), "owner": owner, "group": group,
-             "mode": "%04o" % stat.S_IMODE(info.st_mode)}
-    if digest and stat.S_ISREG(info.st_mode):
-        state["sha256"] = _sha256_of(path)
-    return state
-
-
-def read_packages(module: AnsibleModule, names: List[str]) -> Dict[str, str]:
-    if not names:
+def read_packages(module: AnsibleModule, names: List[str], patterns: Optional[List[str]] = None) -> Dict[str, str]:
+    patterns = patterns or []
+    if not names and not patterns:
         return {}
-    argv = [module.get_bin_path("dpkg-query", required=True), "--show", "--showformat=" + _DPKG_FORMAT, *names]
+    argv = [module.get_bin_path("dpkg-query", required=True), "--show", "--showformat=" + _DPKG_FORMAT, *names,
+            *patterns]
     rc, out, err = module.run_command(argv)
     if rc not in (0, 1):  # 1: some package dpkg has never seen (no line for it)
         module.fail_json(msg="node_state: %s failed (exit %d): %s" % (" ".join(argv[:3]), rc, (err or out).strip()))
     try:
         versions = installed_versions(out.splitlines())
     except DpkgStatusError as err:
-        module.fail_json(msg="node_state: reading which of %s are installed: %s" % (", ".join(names), err))
-    return {name: versions[name] for name in names if name in versions}
+        module.fail_json(msg="node_state: reading which of %s are installed: %s" % (", ".join(names + patterns), err))
+    return {name: version for name, version in versions.items()
+            if name in names or any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)}
 
 
 def read_units(module: AnsibleModule, names: List[str], extra: List[str]) -> Dict[str, Dict[str, Any]]:
@@ -545,6 +633,22 @@ def read_units(module: AnsibleModule, names: List[str], extra: List[str]) -> Dic
     try:
         return parse_units(names, out, extra)
     except NodeStateError as err:
+        module.fail_json(msg="node_state: %s" % err)
+    return {}  # not reached: fail_json exits
+
+
+def read_manager(module: AnsibleModule, names: List[str]) -> Dict[str, str]:
+    """The systemd manager's properties asked for (systemctl show with no unit); any failure fails the module."""
+    if not names:
+        return {}
+    argv = [module.get_bin_path("systemctl", required=True), "show", "--property=" + ",".join(names)]
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        module.fail_json(msg="node_state: systemctl show --property=%s failed (exit %d): %s"
+                             % (",".join(names), rc, (err or out).strip()))
+    try:
+        return parse_manager_properties(names, out)
+    except ManagerPropertyError as err:
         module.fail_json(msg="node_state: %s" % err)
     return {}  # not reached: fail_json exits
 
@@ -573,28 +677,20 @@ def read_listeners(module: AnsibleModule, ports: List[int]) -> Dict[str, Dict[st
     return listeners_on(found, ports)
 
 
-def _read_text(path: str) -> Optional[str]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
 def read_os(module: AnsibleModule) -> Dict[str, Any]:
     """The OS facts (node.os_release) from the files setup reads; a file that cannot be read fails the module."""
     try:
-        release_text = next((text for text in map(_read_text, _OS_FILES) if text is not None), None)
+        release_text = next((text for text in map(read_text, _OS_FILES) if text is not None), None)
         if release_text is None:
             module.fail_json(msg="node_state: neither %s exists: cannot tell the operating system" % " nor ".join(_OS_FILES))
-        kernel = _read_text("/proc/sys/kernel/osrelease")
+        kernel = read_text("/proc/sys/kernel/osrelease")
         if kernel is None:
             module.fail_json(msg="node_state: /proc/sys/kernel/osrelease does not exist: cannot tell the running kernel")
-        hardware = {name: _read_text("/proc/" + name) for name in ("cpuinfo", "meminfo")}
+        hardware = {name: read_text("/proc/" + name) for name in ("cpuinfo", "meminfo")}
         for name, text in hardware.items():
             if text is None:
                 module.fail_json(msg="node_state: /proc/%s does not exist: cannot tell the node's CPUs and memory" % name)
-        facts: Dict[str, Any] = dict(os_facts(parse_os_release(release_text), _read_text("/etc/debian_version"), kernel,
+        facts: Dict[str, Any] = dict(os_facts(parse_os_release(release_text), read_text("/etc/debian_version"), kernel,
                                               os.uname().machine, os.uname().nodename))
         facts["processor_vcpus"] = count_vcpus(hardware["cpuinfo"])
         facts["memtotal_mb"] = memtotal_mb(hardware["meminfo"])
@@ -618,16 +714,6 @@ def read_interfaces(module: AnsibleModule) -> Dict[str, Dict[str, Any]]:
     return {}  # not reached: fail_json exits
 
 
-def block_state(entry: Dict[str, Any]) -> Dict[str, Any]:
-    """Whether the file holds the marked block, and the SHA-256 of its lines."""
-    text = _read_text(entry["path"])
-    found = block_of(text, entry["marker"], entry["marker_begin"], entry["marker_end"])
-    state: Dict[str, Any] = {"exists": text is not None, "found": found is not None}
-    if found is not None:
-        state["sha256"] = hashlib.sha256(found.encode("utf-8")).hexdigest()
-    return state
-
-
 def read_contents(module: AnsibleModule, paths: List[str], limit: int) -> Dict[str, Dict[str, Any]]:
     contents = {}
     for path in paths:
@@ -640,14 +726,33 @@ def read_contents(module: AnsibleModule, paths: List[str], limit: int) -> Dict[s
     return contents
 
 
+def read_globbed(module: AnsibleModule, patterns: List[str], limit: int) -> Dict[str, Dict[str, Dict[str, Any]]]:
+    """Every match's content; a match that cannot be read fails the module (no match: an empty entry)."""
+    try:
+        return read_glob_contents(patterns, limit)
+    except ContentError as err:
+        module.fail_json(msg="node_state: %s" % err)
+    except OSError as err:
+        module.fail_json(msg="node_state: reading the files %s match failed: %s" % (", ".join(patterns), to_native(err)))
+    return {}  # not reached: fail_json exits
+
+
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     try:
         check_arguments(module.params)
     except (NodeStateError, FileRuleError) as err:
         module.fail_json(msg="node_state: refusing to read: %s" % err)
-    packages = read_packages(module, module.params["packages"])
-    units = read_units(module, module.params["units"], module.params["unit_properties"])
+    packages = read_packages(module, module.params["packages"], module.params["package_patterns"])
+    systemd = os.path.isdir(_SYSTEMD_RUN_DIR)
+    asks_systemd = bool(module.params["units"] or module.params["manager_properties"])
+    if asks_systemd and not systemd and module.params["systemd_absent"] == "fail":
+        module.fail_json(msg="node_state: this host does not run systemd as its init (no %s), so the units %s and "
+                             "the manager properties %s cannot be read" % (
+                                 _SYSTEMD_RUN_DIR, ", ".join(module.params["units"]) or "(none)",
+                                 ", ".join(module.params["manager_properties"]) or "(none)"))
+    manager = read_manager(module, module.params["manager_properties"]) if systemd else {}
+    units = read_units(module, module.params["units"], module.params["unit_properties"]) if systemd else {}
     try:
         paths = {path: path_state(path) for path in module.params["paths"]}
     except OSError as err:
@@ -661,6 +766,7 @@ def main() -> None:
     listeners = read_listeners(module, module.params["listen_ports"])
     globs = {pattern: sorted(glob.glob(pattern)) for pattern in module.params["globs"]}
     contents = read_contents(module, module.params["contents"], module.params["contents_limit"])
+    globbed = read_globbed(module, module.params["glob_contents"], module.params["contents_limit"])
     try:
         blocks = {entry["path"]: block_state(entry) for entry in module.params["blocks"]}
     except (OSError, UnicodeDecodeError) as err:
@@ -669,8 +775,13 @@ def main() -> None:
     os_state = read_os(module) if module.params["os"] else {}
     interfaces = read_interfaces(module) if module.params["addresses"] else {}
     extra = {"ansible_facts": dict(os_state)} if module.params["os"] else {}
+    try:
+        extra["rdma"] = rdma_state(_SYSFS_ROOT) if module.params["rdma"] else {}
+    except OSError as err:
+        module.fail_json(msg="node_state: reading %s/class/infiniband failed: %s" % (_SYSFS_ROOT, to_native(err)))
     module.exit_json(changed=False, packages=packages, units=units, paths=paths, secrets=secrets,
-                     listeners=listeners, globs=globs, contents=contents, blocks=blocks, os=os_state, interfaces=interfaces, **extra)
+                     listeners=listeners, globs=globs, contents=contents, blocks=blocks, manager=manager,
+                     glob_contents=globbed, os=os_state, interfaces=interfaces, systemd=systemd, **extra)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ the result, and so in the log (node_state's ``secrets`` compares such a file wit
 from __future__ import annotations
 
 import base64
+import glob
 import os
 import stat
-from typing import Any, Dict
+from typing import Any, Dict, List
 
-__all__ = ["ContentError", "DEFAULT_LIMIT", "read_content"]
+__all__ = ["ContentError", "DEFAULT_LIMIT", "read_content", "read_glob_contents"]
 
 #: The most bytes a file read for its content may hold by default (64 KiB).
 DEFAULT_LIMIT = 65536
@@ -42,3 +43,9 @@ def read_content(path: str, limit: int) -> Dict[str, Any]:
         return {"exists": True, "size": len(data), "encoding": "text", "content": data.decode("utf-8")}
     except UnicodeDecodeError:
         return {"exists": True, "size": len(data), "encoding": "base64", "content": base64.b64encode(data).decode()}
+
+
+def read_glob_contents(patterns: List[str], limit: int) -> Dict[str, Dict[str, Dict[str, Any]]]:
+    """Each pattern's matches (sorted), each with its content as read_content gives it. A pattern that matches
+    nothing has no entries (not an error); a match that cannot be read raises (OSError, ContentError)."""
+    return {pattern: {path: read_content(path, limit) for path in sorted(glob.glob(pattern))} for pattern in patterns}

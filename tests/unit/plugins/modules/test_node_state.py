@@ -47,6 +47,8 @@ def fake_commands(monkeypatch, answers):
     fake = FakeCommands(answers)
     monkeypatch.setattr(AnsibleModule, "run_command", lambda _self, argv, **_kwargs: fake(argv))
     monkeypatch.setattr(AnsibleModule, "get_bin_path", lambda _self, name, required=False: "/usr/bin/" + name)
+    # A host that runs systemd as its init (a node), whatever runs these tests.
+    monkeypatch.setattr(module, "_SYSTEMD_RUN_DIR", os.path.dirname(os.path.abspath(__file__)))
     return fake
 
 
@@ -362,3 +364,92 @@ def test_blocks_say_whether_the_block_is_there_and_its_hash(run_main, commands, 
 def test_new_arguments_are_refused_before_anything_is_read(run_main, commands, args, said):
     result = run_main(module, args)
     assert result["failed"] is True and said in result["msg"] and commands.calls == []
+
+
+# What the rdma role reads in its one call: systemd's default memlock, the pam_limits drop-ins' lines, the vendor
+# packages by pattern and the HCA ports from sysfs.
+def test_manager_properties_glob_contents_package_patterns_and_rdma(run_main, commands, monkeypatch, tmp_path):
+    import fake_rdma_sysfs as sysfs_tree
+    monkeypatch.setattr(module, "_SYSFS_ROOT", sysfs_tree.h100_ndr(tmp_path))
+    limits = tmp_path / "limits.d"
+    limits.mkdir()
+    (limits / "90-gpufleet.conf").write_text("* soft memlock unlimited\n", encoding="utf-8")
+    commands.answers["systemctl"] = (0, "DefaultLimitMEMLOCK=8388608\nDefaultLimitMEMLOCKSoft=8388608\n", "")
+    commands.answers["dpkg-query"] = (1, "opensm installed 3.3.24-1\ndoca-ofed installed 2.9.1-1\n"
+                                         "doca-extra config-files 2.9.1-1\n",
+                                      "dpkg-query: no packages found matching mlnx-ofed-*\n")
+    result = run_main(module, {"packages": ["opensm", "rdma-core"], "package_patterns": ["doca-*", "mlnx-ofed-*"],
+                               "manager_properties": ["DefaultLimitMEMLOCK", "DefaultLimitMEMLOCKSoft"],
+                               "glob_contents": [str(limits / "*.conf"), str(tmp_path / "none" / "*.conf")],
+                               "rdma": True})
+    assert result["packages"] == {"opensm": "3.3.24-1", "doca-ofed": "2.9.1-1"}
+    assert result["manager"] == {"DefaultLimitMEMLOCK": "8388608", "DefaultLimitMEMLOCKSoft": "8388608"}
+    assert result["glob_contents"] == {
+        str(limits / "*.conf"): {str(limits / "90-gpufleet.conf"): {
+            "exists": True, "size": 25, "encoding": "text", "content": "* soft memlock unlimited\n"}},
+        str(tmp_path / "none" / "*.conf"): {}}
+    assert result["rdma"]["msg"] == "9 RDMA device(s), 9 port(s): 9 ACTIVE (Ethernet 1, InfiniBand 8)"
+    assert {(p["device"], p["port"], p["state"], p["rate_gbps"], p["link_layer"]) for p in result["rdma"]["ports"]
+            if p["device"] == "mlx5_0"} == {("mlx5_0", 1, "ACTIVE", 400, "InfiniBand")}
+    assert commands.calls == [
+        ["/usr/bin/dpkg-query", "--show", "--showformat=" + module._DPKG_FORMAT, "opensm", "rdma-core", "doca-*",
+         "mlnx-ofed-*"],
+        ["/usr/bin/systemctl", "show", "--property=DefaultLimitMEMLOCK,DefaultLimitMEMLOCKSoft"]]
+
+
+def test_without_rdma_nothing_of_sysfs_is_read(run_main, commands, monkeypatch):
+    monkeypatch.setattr(module, "_SYSFS_ROOT", "/nonexistent-sysfs")
+    result = run_main(module, {})
+    assert result["rdma"] == {} and result["manager"] == {} and result["glob_contents"] == {}
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ((1, "", "Failed to connect to bus: No such file or directory\n"),
+     "node_state: systemctl show --property=DefaultLimitMEMLOCK,DefaultLimitMEMLOCKSoft failed (exit 1): Failed to "
+     "connect to bus"),
+    ((0, "DefaultLimitMEMLOCK=65536\n", ""), "printed no DefaultLimitMEMLOCKSoft for the systemd manager"),
+])
+def test_a_manager_read_that_fails_fails_the_module(run_main, commands, answer, expected):
+    commands.answers["systemctl"] = answer
+    result = run_main(module, {"manager_properties": ["DefaultLimitMEMLOCK", "DefaultLimitMEMLOCKSoft"]})
+    assert result["failed"] is True and expected in result["msg"]
+
+
+def test_a_match_that_cannot_be_read_fails_the_module(run_main, commands, tmp_path):
+    os.symlink("loop.conf", str(tmp_path / "loop.conf"))  # stat fails with ELOOP
+    result = run_main(module, {"glob_contents": [str(tmp_path / "*.conf")]})
+    assert result["failed"] is True
+    assert result["msg"].startswith("node_state: reading the files %s match failed: " % (tmp_path / "*.conf"))
+
+
+@pytest.mark.parametrize("args, field", [
+    ({"package_patterns": ["doca-*; rm -rf /"]}, "package_patterns[0]"),
+    ({"package_patterns": ["-doca"]}, "package_patterns[0]"),
+    ({"manager_properties": ["defaultLimitMEMLOCK"]}, "manager_properties[0]"),
+    ({"glob_contents": ["limits.d/*.conf"]}, "glob_contents[0]"),
+    ({"glob_contents": ["/etc/security/../shadow*"]}, "glob_contents[0]"),
+])
+def test_refuses_a_pattern_or_property_that_is_not_one(run_main, commands, args, field):
+    result = run_main(module, args)
+    assert result["failed"] is True and result["msg"].startswith("node_state: refusing to read: " + field)
+    assert commands.calls == []
+
+
+@pytest.mark.parametrize("asked", [{"units": ["munge"]}, {"manager_properties": ["DefaultLimitMEMLOCK"]}])
+def test_a_host_without_systemd_fails_by_default_and_is_reported_when_asked(run_main, commands, monkeypatch,
+                                                                            tmp_path, asked):
+    monkeypatch.setattr(module, "_SYSTEMD_RUN_DIR", str(tmp_path / "run-systemd-system"))
+    failed = run_main(module, dict(asked))
+    assert failed["failed"] is True
+    assert "does not run systemd as its init (no %s)" % (tmp_path / "run-systemd-system") in failed["msg"]
+    reported = run_main(module, dict(asked, systemd_absent="report", paths=[str(tmp_path)]))
+    assert reported["systemd"] is False and reported["units"] == {} and reported["manager"] == {}
+    assert reported["paths"][str(tmp_path)]["exists"] is True  # the other reads still run
+    assert commands.calls == []  # systemctl was never asked
+
+
+def test_systemd_is_reported_on_a_host_that_runs_it(run_main, commands):
+    commands.answers["systemctl"] = (0, HEAD_UNITS, "")
+    result = run_main(module, {"units": ["munge", "mariadb", "slurmdbd", "slurmctld", "slurmd"],
+                               "systemd_absent": "report"})
+    assert result["systemd"] is True and result["units"]["munge"]["active"] == "active"
