@@ -106,7 +106,14 @@ def down(name: str, inventory: str) -> None:
     names = [info["Names"][0] for info in common.lab_containers(name)]
     if names:  # one call: podman stops and removes them in parallel
         log(f"removing {', '.join(sorted(names))}")
-        common.podman("rm", "-f", "-t", "2", *names)
+        first = common.podman("rm", "-f", "-t", "2", *names, check=False)
+        # A container that exits on its own while podman escalates to SIGKILL is left behind, stopped ("container
+        # state improper: stopped"): a second removal takes it; whatever is still there then fails loudly.
+        left = [info["Names"][0] for info in common.lab_containers(name)] if first.returncode != 0 else []
+        if left:
+            log(f"podman rm failed ({(first.stderr or '').strip().splitlines()[-1:]}); removing {', '.join(sorted(left))} again")
+            time.sleep(1)
+            common.podman("rm", "-f", "-t", "2", *left)
     if common.podman("network", "exists", name, check=False).returncode == 0:
         common.podman("network", "rm", "-f", name)
     nodes.remove_state_volume(name)
