@@ -135,3 +135,52 @@ def test_gpu_stand_ins_go_to_gpu_nodes_only(wired, monkeypatch, capsys):
         lab.main(["gpu-stand-ins", "--name", NAME, "head"])
     assert "head is not a GPU node of the lab 'gpufleet-owntest'" in capsys.readouterr().err
     assert installed == ["gpufleet-owntest-gpu01"]
+
+
+class RacingPodman(FakePodman):
+    """The first `rm` of a container that exits on its own while podman escalates to SIGKILL: podman fails and
+    leaves it stopped (podman's own message); `failures` more removals fail the same way."""
+
+    def __init__(self, records, failures=0):
+        super().__init__(records)
+        self.failures = failures + 1
+
+    def __call__(self, *args, check=True, capture=True, stdin=None):
+        if args[0] == "rm" and self.failures > 0:
+            self.failures -= 1
+            self.calls.append(list(args))
+            self.records = self.records[:1]  # the first container stays behind, stopped
+            stderr = ("Error: cannot remove container 23d315fa4d4a as it could not be stopped: sending SIGKILL to "
+                      "container 23d315fa4d4a: container state improper: stopped\n")
+            if check:
+                common.die("podman %s failed (exit 2): %s" % (" ".join(args), stderr.strip()))
+            return subprocess.CompletedProcess(args, 2, "", stderr)
+        return super().__call__(*args, check=check, capture=capture, stdin=stdin)
+
+
+def _racing(wired, monkeypatch, tmp_path, failures):
+    fake = RacingPodman(recorded("worktree"), failures)
+    wired([])  # the fixture's other replacements
+    monkeypatch.setattr(common, "podman", fake)
+    monkeypatch.setattr(common, "lab_containers", fake.containers)
+    monkeypatch.setattr(common, "ROOT", str(tmp_path))
+    monkeypatch.setattr(lab.time, "sleep", lambda _seconds: None)
+    (tmp_path / "inv").mkdir()
+    return fake
+
+
+def test_down_removes_a_container_left_stopped_by_podmans_race_again(wired, monkeypatch, tmp_path, capsys):
+    fake = _racing(wired, monkeypatch, tmp_path, failures=0)
+    lab.down(NAME, str(tmp_path / "inv"))
+    removals = [c for c in fake.calls if c[0] == "rm"]
+    assert removals == [["rm", "-f", "-t", "2", "gpufleet-owntest-head", "gpufleet-owntest-gpu01"],
+                        ["rm", "-f", "-t", "2", "gpufleet-owntest-head"]]
+    assert not fake.records
+    assert "removing gpufleet-owntest-head again" in capsys.readouterr().out
+
+
+def test_down_fails_loudly_when_the_second_removal_fails_too(wired, monkeypatch, tmp_path):
+    fake = _racing(wired, monkeypatch, tmp_path, failures=1)
+    with pytest.raises(SystemExit):
+        lab.down(NAME, str(tmp_path / "inv"))
+    assert fake.records and [c for c in fake.calls if c[0] == "network"] == []
