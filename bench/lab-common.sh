@@ -14,5 +14,12 @@ bench_setup() {
   trap 'python3 lab/lab.py down --name "$name" --inventory "$inv" >/dev/null 2>&1 || true' EXIT
   echo "# $(date -u) on $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, load average $(cut -d" " -f1-3 /proc/loadavg)" | tee "$out"
 }
-secs() { local t0; t0=$(date +%s.%N); "$@" >>"$out.log" 2>&1; python3 -c "print($(date +%s.%N) - $t0)"; }
+# The seconds a command took, printed; its exit status returned, so a caller can tell a failed run from a fast one.
+secs() {
+  local t0 rc=0
+  t0=$(date +%s.%N)
+  "$@" >>"$out.log" 2>&1 || rc=$?
+  python3 -c "print($(date +%s.%N) - $t0)"
+  return "$rc"
+}
 row() { printf '| %s | %.1f s |\n' "$1" "$2" | tee -a "$out"; }

@@ -28,14 +28,6 @@ cleanup() {
   for sha in "${trees[@]}"; do git worktree remove --force "$root/.build/rerun-cost/$sha" 2>/dev/null || true; done
 }
 trap cleanup EXIT
-# secs, and the command's own exit status: a failed first converge would otherwise be measured as a fast one.
-checked_secs() {
-  local t0 rc=0
-  t0=$(date +%s.%N)
-  "$@" >>"$out.log" 2>&1 || rc=$?
-  python3 -c "print($(date +%s.%N) - $t0)"
-  return "$rc"
-}
 echo "| commit | GPU nodes | first converge | re-run (wall) | GPU node: evaluations | module runs | setup |" | tee -a "$out"
 echo "| --- | --- | --- | --- | --- | --- | --- |" | tee -a "$out"
 for size in ${SIZES:-2}; do
@@ -47,12 +39,13 @@ for size in ${SIZES:-2}; do
     # bench/projection.py; the commit's own ansible.cfg otherwise.
     first=$(cd "$tree" && export ANSIBLE_CONFIG=$tree/ansible.cfg ANSIBLE_CALLBACK_PLUGINS=$root/bench/callback_plugins \
               ANSIBLE_CALLBACKS_ENABLED=run_cpu GPUFLEET_RUN_CPU=$runs/$sha-$size-first-cpu.json \
-            && checked_secs ansible-playbook -i "$inv" playbooks/site.yml) \
+            && secs ansible-playbook -i "$inv" playbooks/site.yml) \
       || { echo "the first converge of $sha at $size GPU nodes failed: $out.log"; exit 1; }
     for r in $(seq "${RERUNS:-1}"); do
       cost=$runs/$sha-$size-$r.json
       wall=$(secs python3 tests/e2e/awx_runner.py --project "$tree" --inventory "$inv" --playbook playbooks/site.yml \
-               --ident "bench-$sha" --log "$runs/$sha-$size-$r.log" --cost "$cost")
+               --ident "bench-$sha" --log "$runs/$sha-$size-$r.log" --cost "$cost") \
+        || { echo "the re-run of $sha at $size GPU nodes failed: $runs/$sha-$size-$r.log"; exit 1; }
       python3 tests/e2e/summarise.py "$runs/$sha-$size-$r.log" "$runs/$sha-$size-$r.log" >>"$out.log" \
         || { echo "the re-run of $sha at $size GPU nodes failed or changed something: $runs/$sha-$size-$r.log"; exit 1; }
       gpu=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(" | ".join(str(c["gpu01"][k]) for k in ("evaluations","module_runs","setup")))' "$cost")
