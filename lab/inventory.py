@@ -104,7 +104,7 @@ def write_secrets(path: str, content: Optional[str] = None) -> None:
     An existing file is kept; `content` restores one read before its folder was replaced."""
     if os.path.exists(path):
         # A lab made before the munge key came from the secrets keeps its other values and gets a key of its own.
-        if "slurm_munge_key" not in _secret_keys(path):
+        if not any(line.startswith("slurm_munge_key:") for line in (read_secrets(path) or "").splitlines()):
             set_munge_key(path, new_munge_key())
         return
     if content is None:
@@ -118,9 +118,3 @@ def write_secrets(path: str, content: Optional[str] = None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(content)
-
-
-def _secret_keys(path: str) -> List[str]:
-    """The top-level keys of the secrets file (its lines `key: value`)."""
-    with open(path, encoding="utf-8") as fh:
-        return [line.split(":", 1)[0] for line in fh.read().splitlines() if ":" in line and not line.startswith(("#", " "))]

@@ -111,7 +111,9 @@ def down(name: str, inventory: str) -> None:
         # state improper: stopped"): a second removal takes it; whatever is still there then fails loudly.
         left = [info["Names"][0] for info in common.lab_containers(name)] if first.returncode != 0 else []
         if left:
-            log(f"podman rm failed ({(first.stderr or '').strip().splitlines()[-1:]}); removing {', '.join(sorted(left))} again")
+            said = (first.stderr or "").strip().splitlines()
+            log(f"podman rm failed ({said[-1] if said else f'exit {first.returncode}'}); "
+                f"removing {', '.join(sorted(left))} again")
             time.sleep(1)
             common.podman("rm", "-f", "-t", "2", *left)
     if common.podman("network", "exists", name, check=False).returncode == 0:
